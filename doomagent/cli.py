@@ -1,0 +1,114 @@
+"""The `doomagent` command line: map pictures and scripted episodes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from doomagent.errors import ConfigError, DoomAgentError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM/VLM agents that play Doom on the real engine.")
+err = Console(stderr=True)
+out = Console()
+
+WadOption = Annotated[Path | None, typer.Option("--wad", help="IWAD path (default: vizdoom's freedoom1.wad)")]
+ProfileOption = Annotated[Path | None, typer.Option("--profile", help="YAML naming rooms as sector sets")]
+
+
+def _fail(exc: DoomAgentError) -> NoReturn:
+    err.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+    if exc.hint:
+        err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
+    raise typer.Exit(2)
+
+
+@app.command("map")
+def map_cmd(
+    map_name: Annotated[str, typer.Argument(help="map name, e.g. E1M1 or MAP01")] = "E1M1",
+    wad: WadOption = None,
+    out_path: Annotated[Path, typer.Option("--out", help="picture to write (.png, .svg, .pdf)")] = Path("map.png"),
+    profile: ProfileOption = None,
+) -> None:
+    """Draw a map from above with walls, doors, rooms, the route, start and exit."""
+    from doomagent.env.geometry import MapGeometry
+    from doomagent.env.mapplot import save_map
+    from doomagent.env.rooms import build_rooms
+
+    if out_path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        _fail(ConfigError(f"cannot write a picture to {out_path}", hint="end --out with .png, .svg or .pdf"))
+    try:
+        geometry = MapGeometry.load(map_name, wad)
+        rooms = build_rooms(geometry, profile)
+    except DoomAgentError as exc:
+        _fail(exc)
+    save_map(rooms, out_path)
+    table = Table(title=f"{geometry.wad_path.name} {geometry.name}: rooms ({rooms.source})")
+    for col in ("room", "on route", "sectors", "name"):
+        table.add_column(col)
+    for room in rooms.rooms:
+        sectors = sorted(room.sectors)
+        shown = ", ".join(map(str, sectors[:12])) + (f", … ({len(sectors)})" if len(sectors) > 12 else "")
+        table.add_row(room.label, "yes" if room.on_route else "", shown, room.name or "")
+    out.print(table)
+    if rooms.route:
+        out.print(
+            f"route: {rooms.route.length:.0f} map units through {len(rooms.route.sectors)} sectors"
+            + (f", keys needed: {', '.join(rooms.route.keys)}" if rooms.route.keys else "")
+        )
+    out.print(f"wrote {out_path}")
+
+
+@app.command()
+def demo(
+    map_name: Annotated[str, typer.Option("--map", help="map name")] = "E1M1",
+    wad: WadOption = None,
+    skill: Annotated[int, typer.Option(min=1, max=5, help="1-5; 3 is Hurt Me Plenty")] = 3,
+    max_frames: Annotated[int, typer.Option("--max-frames", min=2, help="frame cap")] = 3000,
+    seed: Annotated[int, typer.Option(help="engine seed")] = 3,
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for the episode's files")] = Path("runs/demo"),
+    profile: ProfileOption = None,
+) -> None:
+    """Play a short scripted episode (route follower, no model) and write map, summary, steps, demo."""
+    from doomagent.env import DoomEnv, EnvConfig
+    from doomagent.episode import run_episode
+    from doomagent.policies import RouteFollower
+
+    try:
+        env = DoomEnv(EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile))
+        policy = RouteFollower.for_map(env.rooms)
+    except DoomAgentError as exc:
+        _fail(exc)
+    try:
+        with out.status("playing…") as status:
+            summary = run_episode(
+                env,
+                policy.act,
+                out_dir,
+                seed=seed,
+                on_step=lambda o, a: status.update(
+                    f"frame {o.frame:5d}  room {o.room or '-'}  health {o.hud.health:3d}  {a.value}"
+                ),
+            )
+    finally:
+        env.close()
+    rooms = ", ".join(f"{r} @{f}" for f, r in summary.rooms_entered)
+    out.print(
+        f"outcome [bold]{summary.outcome}[/] after {summary.frames} frames "
+        f"({summary.decisions} decisions); rooms entered: {rooms}"
+    )
+    out.print(f"frames per room: {summary.room_frames}")
+    out.print(f"wrote {out_dir}/summary.json, steps.jsonl, episode.lmp, map.png")
+
+
+def main() -> None:
+    """Run the command line, turning stray user errors into exit code 2."""
+    try:
+        app()
+    except DoomAgentError as exc:  # pragma: no cover - commands catch their own
+        err.print(f"error: {exc}")
+        sys.exit(2)

@@ -1,0 +1,80 @@
+"""Settings of a Doom environment, validated; the defaults are the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+RESOLUTIONS = (
+    "160X120",
+    "320X200",
+    "320X240",
+    "400X225",
+    "640X400",
+    "640X480",
+    "800X600",
+    "1024X768",
+    "1280X720",
+    "1920X1080",
+)
+
+
+class EnvConfig(BaseModel):
+    """Configure DoomEnv: which map, how frames map to decisions, and when an episode ends."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    wad: Path | None = Field(None, description="IWAD path; None uses vizdoom's freedoom1.wad")
+    map: str = Field("E1M1", description="map name in the WAD, E1M1 or MAP01 style")
+    skill: int = Field(3, ge=1, le=5, description="1-5; 3 is 'Hurt Me Plenty'")
+    resolution: str = Field("640X400", description=f"one of {', '.join(RESOLUTIONS)}")
+    hud: bool = True
+    decision_frames: int = Field(2, ge=1, le=35, description="game tics between decisions")
+    motion_hold_frames: int = Field(3, ge=1, le=35, description="tics a motion key is held")
+    press_frames: int = Field(1, ge=1, le=35, description="tics any other key is held")
+    stuck_frames: int = Field(1000, ge=1, description="frames within stuck_radius that end an episode")
+    stuck_radius: float = Field(32.0, gt=0, description="map units; the player is 32 wide")
+    max_frames: int | None = Field(None, ge=1, description="cap on frames; None for no cap")
+    objects: bool = Field(True, description="report the objects in view from the engine's labels")
+    rooms: Literal["auto", "profile"] = Field(
+        "auto", description="auto uses a shipped profile when one exists, else the automatic split"
+    )
+    room_profile: Path | None = Field(None, description="YAML naming rooms as sector sets")
+    backtrack: Literal["last_entered", "furthest"] = Field(
+        "last_entered", description="which room frames count to after backtracking"
+    )
+    cheats: bool = Field(False, description="allow cheat console commands (tests, debugging)")
+    engine_objects: bool = Field(
+        False, description="ask the engine for every object each tic (slow); enables engine_player_sector()"
+    )
+
+    @field_validator("map")
+    @classmethod
+    def _upper_map(cls, v: str) -> str:
+        return v.strip().upper()
+
+    @field_validator("resolution")
+    @classmethod
+    def _check_resolution(cls, v: str) -> str:
+        key = v.strip().upper().replace("RES_", "")
+        if key not in RESOLUTIONS:
+            raise ValueError(f"unknown resolution {v!r}; use one of {', '.join(RESOLUTIONS)}")
+        return key
+
+    @model_validator(mode="after")
+    def _check_profile(self) -> EnvConfig:
+        if self.rooms == "profile" and self.room_profile is None:
+            raise ValueError("rooms='profile' needs room_profile=PATH")
+        return self
+
+    @property
+    def width(self) -> int:
+        """Return the screen width in pixels."""
+        return int(self.resolution.split("X")[0])
+
+    @property
+    def height(self) -> int:
+        """Return the screen height in pixels."""
+        return int(self.resolution.split("X")[1])

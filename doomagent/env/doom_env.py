@@ -1,0 +1,331 @@
+"""DoomEnv: the real C Doom engine (ViZDoom) behind a Gymnasium-style API, with room tracking."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import gymnasium as gym
+import numpy as np
+
+from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
+from doomagent.env.config import EnvConfig
+from doomagent.env.geometry import MapGeometry, resolve_wad
+from doomagent.env.observation import Hud, Observation, VisibleObject, bearing
+from doomagent.env.rooms import RoomMap, build_rooms
+from doomagent.env.tracker import RoomTracker
+from doomagent.env.wad import Wad
+from doomagent.errors import ConfigError, EngineError
+
+Outcome = Literal["exit", "death", "stuck", "max_frames"]
+_AMMO = {"bullets": "AMMO2", "shells": "AMMO3", "rockets": "AMMO5", "cells": "AMMO6"}
+_VARS = (
+    "POSITION_X",
+    "POSITION_Y",
+    "POSITION_Z",
+    "ANGLE",
+    "HEALTH",
+    "ARMOR",
+    "SELECTED_WEAPON",
+    "SELECTED_WEAPON_AMMO",
+    *_AMMO.values(),
+    *(f"WEAPON{i}" for i in range(1, 8)),
+    "KILLCOUNT",
+    "ITEMCOUNT",
+    "SECRETCOUNT",
+)
+_WARMUP_TICS = 10
+_IX = {name: i for i, name in enumerate(_VARS)}
+
+
+class DoomEnv(gym.Env[Observation, Action]):
+    """Play one Doom map through the paper's action set, one decision per `decision_frames` tics.
+
+    A motion key is held `motion_hold_frames` tics, which may run into the next decision; any other
+    key is pressed `press_frames` tics. SPEED toggles running. Episodes end on the engine's own
+    signals: exit, death, stuck (within `stuck_radius` for `stuck_frames`) or the frame cap.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 35}
+
+    def __init__(self, config: EnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any) -> None:
+        base = config or EnvConfig()
+        try:
+            self.config = base.model_copy(update=overrides) if overrides else base
+            if overrides:
+                self.config = EnvConfig.model_validate(self.config.model_dump())
+        except ValueError as exc:
+            raise ConfigError(f"invalid environment option: {exc}") from exc
+        if render_mode not in (None, "rgb_array"):
+            raise ConfigError(f"render_mode {render_mode!r} is not supported", hint="use 'rgb_array' or None")
+        self.render_mode = render_mode
+        self.wad_path = resolve_wad(self.config.wad)
+        self.geometry = MapGeometry(Wad(self.wad_path), self.config.map)
+        self.rooms: RoomMap = build_rooms(self.geometry, self.config.room_profile)
+        self.tracker = RoomTracker(self.rooms, self.config.backtrack)
+        self.action_space = gym.spaces.Discrete(len(Action))
+        c = self.config
+        self.observation_space = gym.spaces.Box(0, 255, (c.height, c.width, 3), np.uint8)
+        self._game = self._make_game()
+        self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
+        self._running = False
+        self._frame = 0
+        self._obs: Observation | None = None
+        self._done = True
+        self._anchor = (0.0, 0.0, 0)
+        self.recording: Path | None = None
+
+    def _make_game(self) -> Any:
+        import vizdoom as vzd
+
+        c = self.config
+        game = vzd.DoomGame()
+        game.set_doom_game_path(str(self.wad_path))
+        # Keep the engine's settings file out of the user's working folder.
+        cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "doomagent"
+        cache.mkdir(parents=True, exist_ok=True)
+        game.set_doom_config_path(str(cache / "_vizdoom.ini"))
+        game.set_doom_map(c.map)
+        game.set_doom_skill(c.skill)
+        game.set_screen_resolution(getattr(vzd.ScreenResolution, f"RES_{c.resolution}"))
+        game.set_screen_format(vzd.ScreenFormat.RGB24)
+        game.set_render_hud(c.hud)
+        game.set_render_crosshair(False)
+        game.set_window_visible(False)
+        game.set_sound_enabled(False)
+        game.set_mode(vzd.Mode.PLAYER)
+        game.set_labels_buffer_enabled(c.objects)
+        game.set_objects_info_enabled(c.engine_objects)
+        game.set_available_buttons([getattr(vzd.Button, b) for b in BUTTON_NAMES])
+        game.set_available_game_variables([getattr(vzd.GameVariable, v) for v in _VARS])
+        game.set_episode_timeout(0)
+        # The engine ignores turning for the first tics of a level; start the episode after them
+        # so that frame 0 is the first frame the player controls.
+        game.set_episode_start_time(_WARMUP_TICS)
+        game.add_game_args("+vid_forcesurface 0 +cl_run 0")
+        if c.cheats:
+            game.add_game_args("+sv_cheats 1")
+        try:
+            game.init()
+        except Exception as exc:  # vizdoom raises its own exception types
+            raise EngineError(f"ViZDoom failed to start with {self.wad_path.name} {c.map}: {exc}") from exc
+        return game
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Start a new episode; options: `record` (path of a .lmp demo to write)."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        record = options.pop("record", None)
+        if options:
+            raise ConfigError(f"unknown reset options: {', '.join(options)}", hint="known: record")
+        if seed is not None:
+            self._game.set_seed(int(seed) % (2**31))
+        if record is not None:
+            self.recording = Path(record)
+            self.recording.parent.mkdir(parents=True, exist_ok=True)
+            self._game.new_episode(str(self.recording))
+        else:
+            self.recording = None
+            self._game.new_episode()
+        self._held[:] = 0
+        self._running = False
+        self._frame = 0
+        self._done = False
+        x, y = (
+            self._game.get_game_variable(_vzd().GameVariable.POSITION_X),
+            self._game.get_game_variable(_vzd().GameVariable.POSITION_Y),
+        )
+        self.tracker.reset(0, x, y)
+        self._anchor = (x, y, 0)
+        self._obs = self._observe()
+        return self._obs, self._info(None)
+
+    def step(self, action: Action | str | int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Apply one decision and advance `decision_frames` tics."""
+        if self._done or self._obs is None:
+            raise EngineError("step() called on a finished episode", hint="call reset() first")
+        act = list(Action)[action] if isinstance(action, (int, np.integer)) else parse_action(action)
+        if act is Action.SPEED:
+            self._running = not self._running
+        button = ACTION_BUTTON[act]
+        if button is not None:
+            hold = self.config.motion_hold_frames if act.is_motion else self.config.press_frames
+            self._held[button] = max(self._held[button], hold)
+        reward = self._advance(self.config.decision_frames)
+        outcome = self._outcome()
+        self._done = outcome is not None
+        terminated = outcome in ("exit", "death")
+        truncated = outcome in ("stuck", "max_frames")
+        return self._obs, reward, terminated, truncated, self._info(outcome)
+
+    def render(self) -> np.ndarray | None:
+        """Return the last screen as an RGB array."""
+        return None if self._obs is None else self._obs.screen
+
+    def close(self) -> None:
+        """Stop the engine (this also finishes writing a demo being recorded)."""
+        if self._game is not None:
+            self._game.close()
+            self._game = None
+
+    # -- extras --------------------------------------------------------------------------------
+
+    @property
+    def frame(self) -> int:
+        """Return the number of tics played in this episode."""
+        return self._frame
+
+    def send_command(self, command: str) -> None:
+        """Run a console command (cheats such as `warp X Y` need cheats=True); it acts next tic."""
+        self._game.send_game_command(command)
+
+    def engine_player_sector(self) -> int:
+        """Return the sector the engine itself puts the player in (needs engine_objects=True)."""
+        state = self._game.get_state()
+        if not self.config.engine_objects or state is None or state.objects is None:
+            raise ConfigError(
+                "the engine's object list is off or the episode is over",
+                hint="create the env with engine_objects=True and call during an episode",
+            )
+        return next(int(o.sector_id) for o in state.objects if o.name == "DoomPlayer")
+
+    def replay(self, demo: str | Path, *, every: int = 1) -> Iterator[Observation]:
+        """Replay a recorded demo headless, yielding an observation every `every` tics."""
+        path = Path(demo)
+        if not path.is_file():
+            raise ConfigError(f"demo file not found: {path}")
+        self._game.replay_episode(str(path))
+        self._frame = 0
+        x, y = self._position()
+        self.tracker.reset(0, x, y)
+        self._done = True  # a replay is not steppable
+        while not self._game.is_episode_finished():
+            if self._frame % every == 0:
+                self._obs = self._observe()
+                yield self._obs
+            self._game.advance_action(1, True)
+            self._frame += 1
+            self.tracker.update(self._frame, *self._position())
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _advance(self, tics: int) -> float:
+        game = self._game
+        reward = 0.0
+        done = 0
+        while done < tics and not game.is_episode_finished():
+            pressed = self._held > 0
+            live = self._held[pressed]
+            span = min(tics - done, int(live.min()) if live.size else tics - done)
+            buttons = pressed.astype(np.float64)
+            if self._running:
+                buttons[SPEED_BUTTON] = 1.0
+            game.set_action(buttons.tolist())
+            last = done + span >= tics
+            game.advance_action(span, last)
+            reward += game.get_last_reward()
+            self._held = np.maximum(self._held - span, 0)
+            done += span
+        self._frame += done
+        if game.is_episode_finished():
+            self._obs = self._final_observation()
+        else:
+            self._obs = self._observe()
+        return reward
+
+    def _position(self) -> tuple[float, float]:
+        vzd = _vzd()
+        return (
+            self._game.get_game_variable(vzd.GameVariable.POSITION_X),
+            self._game.get_game_variable(vzd.GameVariable.POSITION_Y),
+        )
+
+    def _observe(self) -> Observation:
+        state = self._game.get_state()
+        if state is None:
+            return self._final_observation()
+        v = state.game_variables
+        x, y, z, angle = float(v[0]), float(v[1]), float(v[2]), float(v[3])
+        sector = self.geometry.sector_at(x, y)
+        room = self.tracker.update_sector(self._frame, sector)
+        hud = Hud(
+            health=int(v[_IX["HEALTH"]]),
+            armor=int(v[_IX["ARMOR"]]),
+            ammo={k: int(v[_IX[name]]) for k, name in _AMMO.items()},
+            weapon=int(v[_IX["SELECTED_WEAPON"]]),
+            weapon_ammo=int(v[_IX["SELECTED_WEAPON_AMMO"]]),
+            weapons=tuple(i for i in range(1, 8) if v[_IX[f"WEAPON{i}"]] > 0),
+        )
+        objects: tuple[VisibleObject, ...] = ()
+        if self.config.objects and state.labels:
+            objects = tuple(
+                VisibleObject(
+                    id=int(lab.object_id),
+                    name=lab.object_name,
+                    category=lab.object_category,
+                    box=(int(lab.x), int(lab.y), int(lab.width), int(lab.height)),
+                    distance=math.hypot(lab.object_position_x - x, lab.object_position_y - y),
+                    bearing=bearing(x, y, angle, lab.object_position_x, lab.object_position_y),
+                )
+                for lab in state.labels
+            )
+        return Observation(
+            state.screen_buffer, hud, (x, y, z), angle, self._frame, room, sector, objects, self._running
+        )
+
+    def _final_observation(self) -> Observation:
+        # After exit or death the engine has no state: keep the last picture, update counters.
+        last = self._obs
+        if last is None:
+            raise EngineError("the episode ended before its first observation")
+        dead = self._game.is_player_dead()
+        hud = (
+            Hud(0, last.hud.armor, last.hud.ammo, last.hud.weapon, last.hud.weapon_ammo, last.hud.weapons)
+            if dead
+            else last.hud
+        )
+        return Observation(
+            last.screen, hud, last.position, last.angle, self._frame, last.room, last.sector, (), self._running
+        )
+
+    def _outcome(self) -> Outcome | None:
+        game = self._game
+        if game.is_episode_finished():
+            return "death" if game.is_player_dead() else "exit"
+        if game.is_player_dead():
+            return "death"
+        assert self._obs is not None
+        x, y, _ = self._obs.position
+        ax, ay, since = self._anchor
+        if math.hypot(x - ax, y - ay) > self.config.stuck_radius:
+            self._anchor = (x, y, self._frame)
+        elif self._frame - since >= self.config.stuck_frames:
+            return "stuck"
+        if self.config.max_frames is not None and self._frame >= self.config.max_frames:
+            return "max_frames"
+        return None
+
+    def _info(self, outcome: Outcome | None) -> dict[str, Any]:
+        obs = self._obs
+        assert obs is not None
+        return {
+            "outcome": outcome,
+            "frame": self._frame,
+            "room": obs.room,
+            "sector": obs.sector,
+            "room_entries": list(self.tracker.entries),
+            "room_frames": dict(self.tracker.frames),
+        }
+
+
+def _vzd() -> Any:
+    import vizdoom
+
+    return vizdoom

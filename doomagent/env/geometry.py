@@ -1,0 +1,226 @@
+"""Map geometry from the WAD: lines, sectors, things, start, exit, doors, and BSP point location."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from doomagent.env import specials
+from doomagent.env.wad import NO_SIDE, Wad
+from doomagent.errors import WadNotFoundError
+
+ML_BLOCKING = 0x0001
+ML_TWO_SIDED = 0x0004
+ML_SECRET = 0x0020
+_SUBSECTOR = 0x8000
+
+
+def shipped_wad(name: str = "freedoom1.wad") -> Path:
+    """Return the path of a WAD that the vizdoom package ships, without importing the engine."""
+    spec = importlib.util.find_spec("vizdoom")
+    if spec is None or not spec.submodule_search_locations:
+        raise WadNotFoundError(
+            "the vizdoom package is not installed, so its bundled WADs cannot be found",
+            hint="pip install vizdoom, or pass --wad PATH to your own IWAD",
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / name
+    if not path.is_file():
+        raise WadNotFoundError(
+            f"{name} is not in the installed vizdoom package ({path.parent})",
+            hint="reinstall vizdoom, or pass --wad PATH",
+        )
+    return path
+
+
+def resolve_wad(wad: str | Path | None) -> Path:
+    """Return the WAD path to use: the given one, or freedoom1.wad from vizdoom."""
+    if wad is None:
+        return shipped_wad()
+    path = Path(wad).expanduser()
+    if not path.exists() and path.name in ("freedoom1.wad", "freedoom2.wad") and path.parent == Path():
+        return shipped_wad(path.name)
+    return path
+
+
+@dataclass(frozen=True)
+class Door:
+    """A door sector, the lines that open it, and the key it needs (None for none)."""
+
+    sector: int
+    key: specials.Key | None
+    lines: tuple[int, ...]
+
+
+class MapGeometry:
+    """Hold one map's geometry as arrays and answer where a point lies."""
+
+    def __init__(self, wad: Wad, map_name: str) -> None:
+        m = wad.read_map(map_name)
+        self.wad_path = wad.path
+        self.name = m.name
+        self.vertices = np.stack([m.vertices["x"], m.vertices["y"]], axis=1).astype(np.float64)
+        ld = m.linedefs
+        self.line_v = np.stack([ld["v1"], ld["v2"]], axis=1).astype(np.int64)
+        self.line_flags = ld["flags"].astype(np.int64)
+        self.line_special = ld["special"].astype(np.int64)
+        self.line_tag = ld["tag"].astype(np.int64)
+        side_sector = m.sidedefs["sector"].astype(np.int64)
+        last = len(side_sector) - 1
+        self.line_front = np.where(ld["front"] != NO_SIDE, side_sector[np.minimum(ld["front"], last)], -1)
+        self.line_back = np.where(ld["back"] != NO_SIDE, side_sector[np.minimum(ld["back"], last)], -1)
+        self.sector_floor = m.sectors["floor"].astype(np.int64)
+        self.sector_ceiling = m.sectors["ceiling"].astype(np.int64)
+        self.sector_tag = m.sectors["tag"].astype(np.int64)
+        self.sector_special = m.sectors["special"].astype(np.int64)
+        self.things = m.things
+        self._nodes = m.nodes
+        self._node_list = [
+            (int(n["x"]), int(n["y"]), int(n["dx"]), int(n["dy"]), int(n["right"]), int(n["left"])) for n in m.nodes
+        ]
+        seg_line = m.segs["linedef"].astype(np.int64)
+        seg_side = m.segs["side"].astype(np.int64)
+        first = m.ssectors["first"].astype(np.int64)
+        line = seg_line[first]
+        self.subsector_sector = np.where(seg_side[first] == 0, self.line_front[line], self.line_back[line])
+        self._subsector_list = self.subsector_sector.tolist()
+
+    @classmethod
+    def load(cls, map_name: str = "E1M1", wad: str | Path | None = None) -> MapGeometry:
+        """Read map `map_name` from `wad` (default: vizdoom's freedoom1.wad)."""
+        return cls(Wad(resolve_wad(wad)), map_name)
+
+    @property
+    def n_sectors(self) -> int:
+        """Return the number of sectors."""
+        return len(self.sector_floor)
+
+    @cached_property
+    def start(self) -> tuple[float, float, float]:
+        """Return player 1's start as (x, y, angle in degrees)."""
+        rows = self.things[self.things["type"] == specials.PLAYER_START]
+        if not len(rows):
+            raise ValueError(f"map {self.name} has no player 1 start")
+        t = rows[0]
+        return float(t["x"]), float(t["y"]), float(t["angle"])
+
+    @cached_property
+    def exit_lines(self) -> tuple[int, ...]:
+        """Return the lines that end the level, normal exits before secret ones."""
+        normal = [i for i, s in enumerate(self.line_special.tolist()) if specials.is_exit(s)]
+        secret = [i for i, s in enumerate(self.line_special.tolist()) if specials.is_secret_exit(s)]
+        return tuple(normal + secret)
+
+    def line_midpoint(self, line: int) -> tuple[float, float]:
+        """Return the midpoint of a line."""
+        a, b = self.vertices[self.line_v[line]]
+        return float(a[0] + b[0]) / 2, float(a[1] + b[1]) / 2
+
+    @cached_property
+    def doors(self) -> dict[int, Door]:
+        """Return every door sector keyed by sector index."""
+        found: dict[int, tuple[specials.Key | None, list[int]]] = {}
+        tagged: dict[int, list[int]] = {}
+        for tag, sec in zip(self.sector_tag.tolist(), range(self.n_sectors)):
+            if tag:
+                tagged.setdefault(tag, []).append(sec)
+        for i, special in enumerate(self.line_special.tolist()):
+            action = specials.door_action(special)
+            if action is None:
+                continue
+            how, key = action
+            if how == "manual":
+                targets = [int(self.line_back[i])] if self.line_back[i] >= 0 else []
+            else:
+                targets = tagged.get(int(self.line_tag[i]), [])
+            for sec in targets:
+                old_key, lines = found.setdefault(sec, (key, []))
+                lines.append(i)
+                if key and not old_key:
+                    found[sec] = (key, lines)
+        return {s: Door(s, k, tuple(lines)) for s, (k, lines) in sorted(found.items())}
+
+    @cached_property
+    def lifts(self) -> frozenset[int]:
+        """Return the sectors that lift specials lower."""
+        out: set[int] = set()
+        for i, special in enumerate(self.line_special.tolist()):
+            if specials.is_lift(special):
+                tag = int(self.line_tag[i])
+                if tag:
+                    out.update(np.flatnonzero(self.sector_tag == tag).tolist())
+                elif self.line_back[i] >= 0:
+                    out.add(int(self.line_back[i]))
+        return frozenset(out)
+
+    def sector_at(self, x: float, y: float) -> int:
+        """Return the sector containing point (x, y) by walking the BSP tree."""
+        nodes = self._node_list
+        child = len(nodes) - 1
+        if child < 0:
+            return self._subsector_list[0]
+        while not child & _SUBSECTOR:
+            nx, ny, ndx, ndy, right, left = nodes[child]
+            child = left if _on_back_side(x, y, nx, ny, ndx, ndy) else right
+        return self._subsector_list[child & ~_SUBSECTOR]
+
+    def sectors_at(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        """Return the sector of every point, vectorised over arrays of coordinates."""
+        n = self._nodes
+        nx, ny = n["x"].astype(np.float64), n["y"].astype(np.float64)
+        ndx, ndy = n["dx"].astype(np.float64), n["dy"].astype(np.float64)
+        right, left = n["right"].astype(np.int64), n["left"].astype(np.int64)
+        xs = np.asarray(xs, dtype=np.float64)
+        ys = np.asarray(ys, dtype=np.float64)
+        child = np.full(xs.shape, len(n) - 1, dtype=np.int64)
+        active = (child & _SUBSECTOR) == 0
+        while active.any():
+            c = child[active]
+            px, py = xs[active], ys[active]
+            back = _on_back_side_array(px, py, nx[c], ny[c], ndx[c], ndy[c])
+            child[active] = np.where(back, left[c], right[c])
+            active = (child & _SUBSECTOR) == 0
+        return self.subsector_sector[child & ~_SUBSECTOR]
+
+    @cached_property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """Return (min x, min y, max x, max y) over the vertices that lines use."""
+        used = self.vertices[np.unique(self.line_v)]
+        return (float(used[:, 0].min()), float(used[:, 1].min()), float(used[:, 0].max()), float(used[:, 1].max()))
+
+    def inside_map(self, xs: np.ndarray, ys: np.ndarray, sectors: np.ndarray) -> np.ndarray:
+        """Return which points lie inside the sector given for them (even-odd rule on its lines)."""
+        inside = np.zeros(np.shape(xs), dtype=bool)
+        a = self.vertices[self.line_v[:, 0]]
+        b = self.vertices[self.line_v[:, 1]]
+        for sec in np.unique(sectors):
+            pick = sectors == sec
+            lines = np.flatnonzero((self.line_front == sec) ^ (self.line_back == sec))
+            px, py = xs[pick][:, None], ys[pick][:, None]
+            ax, ay, bx, by = a[lines, 0], a[lines, 1], b[lines, 0], b[lines, 1]
+            crosses = (ay > py) != (by > py)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                xcross = ax + (py - ay) * (bx - ax) / (by - ay)
+            inside[pick] = (crosses & (px < xcross)).sum(axis=1) % 2 == 1
+        return inside
+
+
+def _on_back_side(x: float, y: float, nx: int, ny: int, ndx: int, ndy: int) -> bool:
+    # Doom's R_PointOnSide: the back (left) child holds points left of the partition line.
+    if ndx == 0:
+        return (ndy < 0) if x > nx else (ndy > 0)
+    if ndy == 0:
+        return (ndx > 0) if y > ny else (ndx < 0)
+    return (y - ny) * ndx >= (x - nx) * ndy
+
+
+def _on_back_side_array(
+    x: np.ndarray, y: np.ndarray, nx: np.ndarray, ny: np.ndarray, ndx: np.ndarray, ndy: np.ndarray
+) -> np.ndarray:
+    general = (y - ny) * ndx >= (x - nx) * ndy
+    vertical = np.where(x > nx, ndy < 0, ndy > 0)
+    horizontal = np.where(y > ny, ndx > 0, ndx < 0)
+    return np.where(ndx == 0, vertical, np.where(ndy == 0, horizontal, general))

@@ -1,0 +1,100 @@
+"""What the environment reports each decision: screen, HUD, pose, room and the objects in view."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+ImageFormat = Literal["jpeg", "png"]
+
+
+@dataclass(frozen=True)
+class Hud:
+    """The numbers of the status bar."""
+
+    health: int
+    armor: int
+    ammo: dict[str, int]  # bullets, shells, rockets, cells
+    weapon: int  # selected weapon slot, 1-7
+    weapon_ammo: int  # ammo of the selected weapon
+    weapons: tuple[int, ...]  # slots the player owns
+
+    def as_lines(self) -> list[str]:
+        """Return the HUD as a short list of text lines."""
+        ammo = ", ".join(f"{k} {v}" for k, v in self.ammo.items())
+        return [
+            f"health {self.health}%",
+            f"armor {self.armor}%",
+            f"weapon {self.weapon} (ammo {self.weapon_ammo})",
+            f"ammo: {ammo}",
+            f"weapons owned: {', '.join(map(str, self.weapons)) or 'none'}",
+        ]
+
+
+@dataclass(frozen=True)
+class VisibleObject:
+    """An object on screen, from the engine's labels."""
+
+    id: int
+    name: str
+    category: str  # the engine's category: Monster, Health, Ammo, Weapon, Key, Gore, ...
+    box: tuple[int, int, int, int]  # x, y, width, height in screen pixels
+    distance: float  # map units from the player
+    bearing: float  # degrees from the view centre, positive to the left
+
+    @property
+    def is_enemy(self) -> bool:
+        """Return True for monsters."""
+        return self.category == "Monster"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One decision's view of the game."""
+
+    screen: np.ndarray = field(repr=False)  # (height, width, 3) uint8 RGB
+    hud: Hud
+    position: tuple[float, float, float]
+    angle: float  # degrees, counter-clockwise from east
+    frame: int
+    room: str | None
+    sector: int
+    objects: tuple[VisibleObject, ...]
+    running: bool
+
+    def encode_image(self, fmt: ImageFormat = "jpeg", *, quality: int = 85, max_side: int | None = None) -> bytes:
+        """Return the screen encoded as JPEG or PNG, optionally shrunk to `max_side` pixels."""
+        return encode_image(self.screen, fmt, quality=quality, max_side=max_side)
+
+    def data_url(self, fmt: ImageFormat = "jpeg", *, quality: int = 85, max_side: int | None = None) -> str:
+        """Return the screen as a base64 data URL, the form vision APIs accept."""
+        raw = self.encode_image(fmt, quality=quality, max_side=max_side)
+        return f"data:image/{fmt};base64,{base64.b64encode(raw).decode()}"
+
+
+def encode_image(
+    screen: np.ndarray, fmt: ImageFormat = "jpeg", *, quality: int = 85, max_side: int | None = None
+) -> bytes:
+    """Return an RGB array encoded as JPEG or PNG bytes."""
+    from PIL import Image
+
+    img = Image.fromarray(screen)
+    if max_side and max(img.size) > max_side:
+        img.thumbnail((max_side, max_side))
+    buf = io.BytesIO()
+    if fmt == "jpeg":
+        img.save(buf, format="JPEG", quality=quality)
+    else:
+        img.save(buf, format="PNG", optimize=False, compress_level=1)
+    return buf.getvalue()
+
+
+def bearing(px: float, py: float, angle: float, ox: float, oy: float) -> float:
+    """Return the bearing of (ox, oy) seen from (px, py) facing `angle`, positive to the left."""
+    b = math.degrees(math.atan2(oy - py, ox - px)) - angle
+    return (b + 180.0) % 360.0 - 180.0

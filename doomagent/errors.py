@@ -1,0 +1,51 @@
+"""Typed errors: user errors say what was wrong and how to fix it; run errors say what broke."""
+
+from __future__ import annotations
+
+
+class DoomAgentError(Exception):
+    """Base class of every error doomagent raises on purpose."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+class UserError(DoomAgentError):
+    """Raise for input the user can fix: a path, a name, an option."""
+
+
+class WadNotFoundError(UserError):
+    """Raise when a WAD path does not exist or is not a file."""
+
+
+class WadFormatError(UserError):
+    """Raise when a file is not a readable Doom WAD, or a map in it is malformed."""
+
+
+class MapNotFoundError(UserError):
+    """Raise when a WAD has no map of the requested name."""
+
+
+class ActionParseError(UserError):
+    """Raise when text does not name an action of the paper's vocabulary."""
+
+    def __init__(self, text: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.text = text
+
+
+class ConfigError(UserError):
+    """Raise for an invalid option or configuration value."""
+
+
+class RunError(DoomAgentError):
+    """Base class of errors raised while running: engine, provider, parse."""
+
+
+class EngineError(RunError):
+    """Raise when the ViZDoom engine fails to start or stops unexpectedly."""

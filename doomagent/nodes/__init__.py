@@ -1,0 +1,1 @@
+"""Graph nodes, one role per module: Vision, Planner, Experts, Agent, Act (issue 3)."""

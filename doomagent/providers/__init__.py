@@ -1,0 +1,1 @@
+"""Model providers behind one protocol, with one real adapter over LiteLLM (issue 3)."""

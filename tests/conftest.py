@@ -1,0 +1,49 @@
+"""Shared fixtures; every test runs offline: sockets may only reach loopback addresses."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+for _key, _value in {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}.items():
+    os.environ.setdefault(_key, _value)
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address: object) -> None:
+    host = address[0] if isinstance(address, tuple) else address
+    if (
+        isinstance(host, str)
+        and self.family in (socket.AF_INET, socket.AF_INET6)
+        and not (host.startswith("127.") or host in ("localhost", "::1"))
+    ):
+        raise RuntimeError(f"tests must not reach the network (tried {address!r})")
+    _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture(scope="session")
+def e1m1():
+    """Return freedoom1 E1M1's geometry."""
+    from doomagent.env import MapGeometry
+
+    return MapGeometry.load("E1M1")
+
+
+@pytest.fixture(scope="session")
+def e1m1_rooms(e1m1):
+    """Return freedoom1 E1M1's automatic rooms."""
+    from doomagent.env.rooms import auto_rooms
+
+    return auto_rooms(e1m1)

@@ -1,0 +1,220 @@
+"""DoomEnv on the real engine: shapes, frame semantics, doors, outcomes, demos, room tracking."""
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from doomagent.env import ENV_ID, Action, DoomEnv, EnvConfig
+from doomagent.errors import ActionParseError, ConfigError, MapNotFoundError, WadNotFoundError
+from doomagent.policies import RouteFollower
+
+
+@pytest.fixture
+def env():
+    e = DoomEnv(cheats=True)
+    yield e
+    e.close()
+
+
+def test_reset_and_step_shapes(env):
+    obs, info = env.reset(seed=0)
+    assert obs.screen.shape == (400, 640, 3) and obs.screen.dtype == np.uint8
+    assert obs.frame == 0 and obs.room == "A" and obs.sector == 140
+    assert obs.hud.health == 100 and obs.hud.ammo["bullets"] == 50 and obs.hud.weapon == 2
+    assert obs.position[:2] == (-416.0, 256.0)
+    assert any(o.category == "Health" for o in obs.objects)
+    assert info["outcome"] is None
+    obs, reward, terminated, truncated, info = env.step("WAIT")
+    assert obs.frame == 2 and info["frame"] == 2
+    assert isinstance(reward, float) and not terminated and not truncated
+    assert obs.encode_image("jpeg")[:2] == b"\xff\xd8"
+    assert obs.data_url("png").startswith("data:image/png;base64,")
+
+
+def test_left_turns_and_up_walks(env):
+    obs, _ = env.reset(seed=0)
+    turned, *_ = env.step(Action.LEFT)
+    assert turned.angle > obs.angle  # counter-clockwise
+    assert turned.position == obs.position
+    walked, *_ = env.step(Action.UP)
+    walked, *_ = env.step(Action.WAIT)
+    assert math.dist(walked.position[:2], obs.position[:2]) > 5
+
+
+def test_motion_is_held_three_frames_into_the_next_decision():
+    held = DoomEnv(stuck_frames=10**6)
+    short = DoomEnv(stuck_frames=10**6, motion_hold_frames=2)
+    try:
+        angles = []
+        for e in (held, short):
+            e.reset(seed=0)
+            e.step(Action.LEFT)
+            obs, *_ = e.step(Action.WAIT)
+            angles.append(obs.angle)
+        assert angles[0] == pytest.approx(angles[1] * 1.5, rel=0.01)
+    finally:
+        held.close()
+        short.close()
+
+
+def test_unknown_action_is_a_typed_error(env):
+    env.reset(seed=0)
+    with pytest.raises(ActionParseError):
+        env.step("JUMP")
+
+
+def test_kill_ends_with_death(env):
+    env.reset(seed=0)
+    env.send_command("kill")
+    obs, _, terminated, truncated, info = env.step(Action.WAIT)
+    assert info["outcome"] == "death" and terminated and not truncated
+    assert obs.hud.health <= 0
+
+
+def test_standing_still_ends_stuck_after_1000_frames(env):
+    env.reset(seed=0)
+    info = {}
+    for _ in range(600):
+        *_, terminated, truncated, info = env.step(Action.WAIT)
+        if terminated or truncated:
+            break
+    assert info["outcome"] == "stuck" and truncated and info["frame"] == 1000
+
+
+def test_frame_cap_truncates():
+    e = DoomEnv(max_frames=10)
+    try:
+        e.reset(seed=0)
+        outcomes = [e.step(Action.UP)[4]["outcome"] for _ in range(5)]
+        assert outcomes == [None] * 4 + ["max_frames"]
+    finally:
+        e.close()
+
+
+def test_use_on_the_exit_switch_ends_with_exit(env):
+    g = env.geometry
+    line = g.exit_lines[0]
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    length = math.hypot(bx - ax, by - ay)
+    nx, ny = (by - ay) / length, -(bx - ax) / length  # into the front sector
+    mx, my = g.line_midpoint(line)
+    env.reset(seed=0)
+    env.send_command(f"warp {mx + 30 * nx} {my + 30 * ny}")
+    obs, *_ = env.step(Action.WAIT)
+    assert obs.room == "D"
+    facing = math.degrees(math.atan2(-ny, -nx))
+    for _ in range(80):
+        off = (facing - obs.angle + 180) % 360 - 180
+        if abs(off) < 5:
+            break
+        obs, *_ = env.step(Action.LEFT if off > 0 else Action.RIGHT)
+    info = {}
+    for _ in range(5):
+        *_, terminated, _truncated, info = env.step(Action.USE)
+        if terminated:
+            break
+    assert info["outcome"] == "exit" and terminated
+
+
+class _NoUse:
+    """Follow the route but never press USE (so doors stay shut)."""
+
+    def __init__(self, follower):
+        self.follower = follower
+
+    def act(self, obs):
+        action = self.follower.act(obs)
+        return Action.WAIT if action is Action.USE else action
+
+
+def _walk(env, policy, frames, seed=0):
+    obs, _ = env.reset(seed=seed)
+    rooms = [obs.room]
+    while obs.frame < frames:
+        obs, _, terminated, truncated, _ = env.step(policy.act(obs))
+        rooms.append(obs.room)
+        if terminated or truncated:
+            break
+    return rooms
+
+
+def test_use_opens_the_first_door_from_the_start():
+    e = DoomEnv(stuck_frames=10**6)
+    try:
+        first_door = next(s for s in e.rooms.route.sectors if s in e.geometry.doors)
+        assert e.geometry.doors[first_door].key is None
+        shut = _walk(e, _NoUse(RouteFollower.for_map(e.rooms)), 1400)
+        opened = _walk(e, RouteFollower.for_map(e.rooms), 1400)
+    finally:
+        e.close()
+    assert set(shut) == {"A"}
+    assert "B" in opened
+
+
+def test_recording_replays_to_identical_positions(tmp_path):
+    demo = tmp_path / "ep.lmp"
+    e = DoomEnv()
+    follower = RouteFollower.for_map(e.rooms)
+    obs, _ = e.reset(seed=7, options={"record": demo})
+    played = {obs.frame: obs.position}
+    for _ in range(200):
+        obs, *_ = e.step(follower.act(obs))
+        played[obs.frame] = obs.position
+    e.close()
+    replayer = DoomEnv()
+    try:
+        replayed = {o.frame: o.position for o in replayer.replay(demo)}
+    finally:
+        replayer.close()
+    assert max(played) == 400
+    assert all(replayed[f] == p for f, p in played.items())
+    assert len({p for p in played.values()}) > 50  # the walk really moved
+
+
+def test_room_tracker_agrees_with_the_engine_sector():
+    e = DoomEnv(engine_objects=True)
+    follower = RouteFollower.for_map(e.rooms)
+    try:
+        obs, _ = e.reset(seed=3)
+        seen_rooms = set()
+        mismatches = 0
+        for _ in range(700):
+            engine = e.engine_player_sector()
+            mismatches += engine != obs.sector
+            assert e.rooms.room_of_sector(engine) in (obs.room, None)
+            seen_rooms.add(obs.room)
+            obs, _, terminated, truncated, _ = e.step(follower.act(obs))
+            if terminated or truncated:
+                break
+    finally:
+        e.close()
+    assert mismatches == 0
+    assert {"A", "B", "C"} <= seen_rooms
+
+
+def test_registered_with_gymnasium():
+    e = gym.make(ENV_ID, max_frames=4)
+    try:
+        obs, _ = e.reset(seed=0)
+        assert obs.room == "A"
+    finally:
+        e.close()
+
+
+def test_bad_inputs_give_typed_errors(tmp_path):
+    with pytest.raises(WadNotFoundError):
+        DoomEnv(wad=tmp_path / "doom.wad")
+    with pytest.raises(MapNotFoundError):
+        DoomEnv(map="E5M1")
+    with pytest.raises(ConfigError, match="skill"):
+        DoomEnv(skill=9)
+    with pytest.raises(ConfigError, match="resolution"):
+        DoomEnv(EnvConfig(), resolution="123x45")
+    e = DoomEnv()
+    try:
+        with pytest.raises(ConfigError, match="unknown reset options"):
+            e.reset(options={"recrod": "x.lmp"})
+    finally:
+        e.close()
