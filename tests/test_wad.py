@@ -29,6 +29,11 @@ def test_bsp_lookup_matches_its_vectorised_form(e1m1):
     assert e1m1.sectors_at(xs, ys).tolist() == [e1m1.sector_at(x, y) for x, y in zip(xs, ys)]
 
 
+def test_lookup_accepts_numpy_integers(e1m1):
+    start = e1m1.things[e1m1.things["type"] == 1][0]
+    assert e1m1.sector_at(start["x"], start["y"]) == 140
+
+
 def test_missing_wad(tmp_path):
     with pytest.raises(WadNotFoundError, match="not found"):
         MapGeometry.load("E1M1", tmp_path / "doom.wad")

@@ -158,6 +158,7 @@ class MapGeometry:
 
     def sector_at(self, x: float, y: float) -> int:
         """Return the sector containing point (x, y) by walking the BSP tree."""
+        x, y = float(x), float(y)  # int16 inputs would overflow the cross product
         nodes = self._node_list
         child = len(nodes) - 1
         if child < 0:
