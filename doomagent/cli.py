@@ -105,6 +105,90 @@ def demo(
     out.print(f"wrote {out_dir}/summary.json, steps.jsonl, episode.lmp, map.png")
 
 
+@app.command()
+def run(
+    recipe: Annotated[str, typer.Argument(help="recipe name (naive, walkthrough, plan, k-levels) or YAML path")],
+    model: Annotated[str | None, typer.Option(help="LiteLLM model for planner, experts and agent")] = None,
+    vision_model: Annotated[str | None, typer.Option("--vision-model", help="LiteLLM model for vision")] = None,
+    sets: Annotated[
+        list[str] | None, typer.Option("--set", help="KEY=VALUE override, e.g. agent.temperature=0.5")
+    ] = None,
+    max_frames: Annotated[int | None, typer.Option("--max-frames", min=2, help="frame cap per trial")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (default runs/<recipe>-<time>)")] = None,
+    trials: Annotated[int, typer.Option(min=1, help="trials to play, one after another")] = 1,
+    seed: Annotated[int, typer.Option(help="seed of the first trial; trial i uses seed + i")] = 0,
+    full_prompts: Annotated[bool, typer.Option("--full-prompts", help="inline prompts in calls.jsonl")] = False,
+) -> None:
+    """Play a recipe with its models and write every step, call, demo and summary to a run folder."""
+    import asyncio
+    import time
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doomagent.graph import arun_trial, build_models, write_recipe
+    from doomagent.recipes import load_recipe
+
+    try:
+        resolved, recipe_dir = load_recipe(
+            recipe, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
+        )
+        resolved.walkthrough_text(recipe_dir)
+        build_models(resolved)  # fail fast on a missing key, before the engine starts
+    except DoomAgentError as exc:
+        _fail(exc)
+    folder = out_dir or Path("runs") / f"{resolved.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    write_recipe(resolved, folder)
+    total = resolved.env.max_frames
+    columns = [
+        TextColumn("[bold]trial {task.fields[trial]}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} frames"),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+    ]
+    results = []
+    try:
+        with Progress(*columns, console=out, transient=False) as bar:
+            for i in range(trials):
+                task = bar.add_task("", total=total, trial=i, info="")
+
+                def show(p, task=task):  # type: ignore[no-untyped-def]
+                    bar.update(
+                        task,
+                        completed=p.frame,
+                        info=(
+                            f"room {p.room or '-'} hp {p.health} {p.action:<12} calls {p.calls} tok {p.tokens} "
+                            f"${p.cost:.4f} {p.reason[:30]}"
+                        ),
+                    )
+
+                result = asyncio.run(
+                    arun_trial(
+                        resolved,
+                        trial=i,
+                        seed=seed + i,
+                        out=folder / f"trial-{i:03d}",
+                        models=build_models(resolved),
+                        recipe_dir=recipe_dir,
+                        on_progress=show,
+                        full_prompts=full_prompts,
+                    )
+                )
+                results.append(result)
+    except KeyboardInterrupt:
+        err.print(f"[yellow]stopped[/]: everything up to now is in {folder}")
+        raise typer.Exit(130) from None
+    except DoomAgentError as exc:
+        _fail(exc)
+    for r in results:
+        rooms = ", ".join(f"{room}@{f}" for f, room in r.rooms_entered)
+        out.print(
+            f"trial {r.trial}: [bold]{r.outcome}[/] after {r.frames} frames, {r.decisions} decisions, "
+            f"{r.waits} WAIT fallbacks; rooms {rooms}"
+        )
+    out.print(f"wrote {folder}")
+
+
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
     try:

@@ -1,0 +1,185 @@
+"""Run trials of a recipe: the graph over a real DoomEnv, logs written as they happen, a summary at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doomagent.env import DoomEnv
+from doomagent.episode import write_json
+from doomagent.graph.builder import GraphBuilder, recursion_limit
+from doomagent.graph.context import RunContext
+from doomagent.graph.state import DoomState
+from doomagent.providers import make_model
+from doomagent.providers.base import Model
+from doomagent.recipes import Recipe
+from doomagent.runlog import RunLog
+
+ROLE_NAMES = ("vision", "planner", "experts", "agent")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One decision, as streamed to a progress display."""
+
+    trial: int
+    frame: int
+    max_frames: int | None
+    room: str | None
+    health: int
+    action: str
+    reason: str
+    calls: int
+    tokens: int
+    cost: float
+
+
+@dataclass
+class TrialResult:
+    """How a trial ended, with its totals."""
+
+    trial: int
+    outcome: str
+    frames: int
+    decisions: int
+    waits: int
+    rooms_entered: list[tuple[int, str]]
+    room_frames: dict[str, int]
+    usage: dict[str, Any] = field(default_factory=dict)
+    folder: Path | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return JSON-ready data."""
+        totals = {
+            k: sum(v.get(k, 0) for v in self.usage.values())
+            for k in ("calls", "errors", "input_tokens", "output_tokens", "cost")
+        }
+        return {
+            "trial": self.trial,
+            "outcome": self.outcome,
+            "frames": self.frames,
+            "decisions": self.decisions,
+            "waits": self.waits,
+            "rooms_entered": [{"frame": f, "room": r} for f, r in self.rooms_entered],
+            "room_frames": self.room_frames,
+            "usage": self.usage,
+            "totals": totals,
+        }
+
+
+def build_models(recipe: Recipe) -> dict[str, Model]:
+    """Return one model per role the recipe plays."""
+    return {
+        role: make_model(getattr(recipe.roles, role)) for role in ROLE_NAMES if getattr(recipe.roles, role) is not None
+    }
+
+
+async def arun_trial(
+    recipe: Recipe,
+    *,
+    trial: int = 0,
+    seed: int | None = None,
+    out: Path | None = None,
+    models: dict[str, Model] | None = None,
+    builder: GraphBuilder | None = None,
+    recipe_dir: Path | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    full_prompts: bool = False,
+) -> TrialResult:
+    """Play one trial; with `out`, write steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json."""
+    models = models if models is not None else build_models(recipe)
+    builder = builder or GraphBuilder.from_recipe(recipe)
+    graph = builder.compile()
+    env = DoomEnv(recipe.env)
+    log = RunLog(out, full_prompts=full_prompts)
+    ctx = RunContext(
+        env=env,
+        recipe=recipe,
+        models=models,
+        log=log,
+        walkthrough=recipe.walkthrough_text(recipe_dir),
+        allowed=recipe.allowed_actions,
+        prompts_dir=recipe.prompts_dir,
+    )
+    obs, _info = env.reset(
+        seed=trial if seed is None else seed, options={"record": out / "episode.lmp"} if out is not None else None
+    )
+    ctx.observation = obs
+    state: DoomState = {
+        "frame": 0,
+        "decision": 0,
+        "room": obs.room,
+        "health": obs.hud.health,
+        "position": obs.position,
+        "angle": obs.angle,
+        "outcome": None,
+        "done": False,
+        "waits": 0,
+        "history": [],
+        "usage": {},
+        "plan_frame": None,
+        "experts_frame": None,
+    }
+    max_frames = recipe.env.max_frames or 100_000
+    config = {"recursion_limit": recursion_limit(max_frames, recipe.env.decision_frames, len(builder.steps))}
+    outcome = "interrupted"
+    try:
+        async for update in graph.astream(state, config=config, context=ctx, stream_mode="values"):
+            state = update  # type: ignore[assignment]
+            if on_progress is not None and state.get("decision", 0) and "action" in state:
+                usage = state.get("usage", {})
+                on_progress(
+                    Progress(
+                        trial,
+                        state["frame"],
+                        recipe.env.max_frames,
+                        state.get("room"),
+                        state.get("health", 0),
+                        state["action"],
+                        state.get("reason", ""),
+                        sum(u["calls"] for u in usage.values()),
+                        sum(u["input_tokens"] + u["output_tokens"] for u in usage.values()),
+                        sum(u["cost"] for u in usage.values()),
+                    )
+                )
+        outcome = state.get("outcome") or "interrupted"
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        outcome = "interrupted"
+        raise
+    finally:
+        result = TrialResult(
+            trial,
+            outcome,
+            env.frame,
+            state.get("decision", 0),
+            state.get("waits", 0),
+            list(env.tracker.entries),
+            dict(env.tracker.frames),
+            state.get("usage", {}),
+            out,
+        )
+        env.close()  # finishes the demo file
+        log.close()
+        if out is not None:
+            write_json(out / "summary.json", result.as_dict())
+    return result
+
+
+def run_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
+    """Play one trial synchronously (see arun_trial)."""
+    return asyncio.run(arun_trial(recipe, **kwargs))
+
+
+def write_recipe(recipe: Recipe, out: Path) -> None:
+    """Write the resolved recipe to the run folder (it holds key variable names, never keys)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "recipe.json", recipe.public_dict())
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Return the records of a JSONL log."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

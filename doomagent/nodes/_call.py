@@ -1,0 +1,55 @@
+"""Call a role's model, log the call, and count its usage; failures are logged, not raised."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from doomagent.errors import RunError
+from doomagent.graph.context import RunContext
+from doomagent.providers.base import ModelRequest, ModelResponse, ProviderError
+
+
+async def call_model(
+    ctx: RunContext, model_role: str, request: ModelRequest
+) -> tuple[ModelResponse | None, dict[str, Any]]:
+    """Return the response (None after a provider failure) and a usage update for the state."""
+    model = ctx.model(model_role)
+    start = time.perf_counter()
+    response: ModelResponse | None = None
+    error: dict[str, Any] | None = None
+    try:
+        response = await model.acomplete(request)
+    except ProviderError as exc:
+        error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
+    except RunError as exc:
+        error = {"type": "other", "message": str(exc)[:500]}
+    latency = response.latency_s if response and response.latency_s else time.perf_counter() - start
+    ctx.log.call(
+        {
+            "role": request.role,
+            "frame": request.frame,
+            "model": model.name,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "response": response.text if response else None,
+            "latency_s": round(latency, 4),
+            "input_tokens": response.input_tokens if response else None,
+            "output_tokens": response.output_tokens if response else None,
+            "cost": response.cost if response else None,
+            "structured": response.structured if response else None,
+            "error": error,
+        },
+        request.text(),
+    )
+    usage = {
+        request.role: {
+            "calls": 1,
+            "errors": int(error is not None),
+            "latency_s": latency,
+            "input_tokens": (response.input_tokens or 0) if response else 0,
+            "output_tokens": (response.output_tokens or 0) if response else 0,
+            "cost": (response.cost or 0.0) if response else 0.0,
+        }
+    }
+    return response, usage

@@ -1,0 +1,49 @@
+"""Act: apply the chosen action to DoomEnv with its frame semantics, and record the step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from doomagent.graph.context import RunContext
+from doomagent.graph.state import DoomState
+
+
+def act(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Step the environment once and advance the decision counter."""
+    ctx = runtime.context
+    before = ctx.observation
+    assert before is not None
+    obs, _, terminated, truncated, info = ctx.env.step(state["action"])
+    ctx.observation = obs
+    entry = {
+        "frame": before.frame,
+        "room": before.room,
+        "health": before.hud.health,
+        "action": state["action"],
+        "reason": state.get("reason", ""),
+        "parse_ok": state.get("parse_ok", True),
+    }
+    ctx.log.step(
+        {
+            **entry,
+            "decision": state.get("decision", 0),
+            "x": round(before.position[0], 2),
+            "y": round(before.position[1], 2),
+            "angle": round(before.angle, 2),
+            "raw": state.get("raw"),
+        }
+    )
+    return {
+        "frame": obs.frame,
+        "decision": state.get("decision", 0) + 1,
+        "room": obs.room,
+        "health": obs.hud.health,
+        "position": obs.position,
+        "angle": obs.angle,
+        "outcome": info["outcome"],
+        "done": bool(terminated or truncated),
+        "history": [entry],
+        "parse_ok": True,
+    }

@@ -1,0 +1,33 @@
+"""History of previous states and actions as prompt text, clipped to a token budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHARS_PER_TOKEN = 4  # a conservative estimate for English and numbers; no tokenizer download needed
+
+
+def history_line(entry: dict[str, Any]) -> str:
+    """Return one decision as a prompt line."""
+    note = " (not understood, WAIT played)" if not entry.get("parse_ok", True) else ""
+    reason = f" - {entry['reason']}" if entry.get("reason") else ""
+    return f"frame {entry['frame']}: health {entry['health']}, {entry['action']}{note}{reason}"
+
+
+def clip_history(history: list[dict[str, Any]], budget_tokens: int) -> str:
+    """Return the newest history lines that fit `budget_tokens`, oldest first; 'none yet' when empty."""
+    lines: list[str] = []
+    used = 0
+    for entry in reversed(history):
+        line = history_line(entry)
+        cost = len(line) // CHARS_PER_TOKEN + 1
+        if used + cost > budget_tokens:
+            break
+        lines.append(line)
+        used += cost
+    return "\n".join(reversed(lines)) if lines else "none yet"
+
+
+def history_budget(context_tokens: int, prompt_without_history: str, max_tokens: int) -> int:
+    """Return the tokens left for history in a context after the rest of the prompt and the answer."""
+    return max(0, context_tokens - len(prompt_without_history) // CHARS_PER_TOKEN - max_tokens - 64)

@@ -1,0 +1,42 @@
+"""Prompt templates, one per role, rendered strictly: a missing variable is an error."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from doomagent.errors import ConfigError
+
+PROMPT_DIR = Path(__file__).parent
+ROLES = ("vision", "planner", "agent")
+
+
+@lru_cache(maxsize=8)
+def _environment(folder: str) -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(role: str, folder: Path | None = None, **variables: Any) -> str:
+    """Render `<role>.j2` from `folder` (default: the shipped prompts) with these variables."""
+    import jinja2
+
+    env = _environment(str(folder or PROMPT_DIR))
+    try:
+        return env.get_template(f"{role}.j2").render(**variables).strip()
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(
+            f"no prompt template {role}.j2 in {folder or PROMPT_DIR}",
+            hint=f"copy the shipped templates from {PROMPT_DIR} and edit them",
+        ) from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"prompt {role}.j2 uses a variable that was not given: {exc.message}") from exc

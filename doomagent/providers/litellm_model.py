@@ -1,0 +1,181 @@
+"""The one real adapter: every model call goes through LiteLLM, with tenacity retrying."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
+
+from doomagent.providers.base import ErrorKind, MissingApiKeyError, ModelRequest, ModelResponse, ProviderError
+from doomagent.providers.settings import RoleSettings
+
+# Providers that run on the user's own machine or network and take no key by default.
+_KEYLESS = ("ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "llamafile", "openai_like")
+_OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def _litellm() -> Any:
+    for key, value in _OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)  # the bundled cost map, not a download at import
+    import litellm
+
+    return litellm
+
+
+def _provider(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+class LiteLLMModel:
+    """Call a LiteLLM model with one role's settings; retry transient failures only."""
+
+    def __init__(self, settings: RoleSettings) -> None:
+        self.settings = settings
+        self.name = settings.model
+        self._api_key = self._resolve_key()
+        self._structured = self._structured_mode()
+
+    def _resolve_key(self) -> str | None:
+        s = self.settings
+        if s.api_key_env:
+            key = os.environ.get(s.api_key_env)
+            if not key:
+                raise MissingApiKeyError(
+                    f"model {s.model}: environment variable {s.api_key_env} is not set",
+                    hint=f"export {s.api_key_env}=<your key>, or change api_key_env in the recipe",
+                )
+            return key
+        provider = _provider(s.model)
+        if provider in _KEYLESS:
+            return None
+        if s.api_base:
+            # A self-hosted OpenAI-compatible server: the SDK insists on some key.
+            return None if os.environ.get("OPENAI_API_KEY") or provider != "openai" else "no-key"
+        check = _litellm().validate_environment(model=s.model)
+        missing = [k for k in check.get("missing_keys", []) if k.endswith(("_KEY", "_TOKEN", "_API_BASE"))]
+        if missing:
+            raise MissingApiKeyError(
+                f"model {s.model} needs {', '.join(missing)} in the environment",
+                hint=f"export {missing[0]}=..., or set api_key_env / api_base for this role in the recipe",
+            )
+        return None
+
+    def _structured_mode(self) -> str:
+        mode = self.settings.structured
+        if mode != "auto":
+            return mode
+        try:
+            return "json_schema" if _litellm().supports_response_schema(model=self.settings.model) else "off"
+        except Exception:  # unknown models: LiteLLM raises rather than answering False
+            return "off"
+
+    def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        s = self.settings
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "messages": list(request.messages),
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "timeout": s.timeout,
+            "max_retries": 0,  # tenacity retries; LiteLLM's and the SDK's would multiply them
+            "num_retries": 0,
+        }
+        if s.api_base:
+            kwargs["api_base"] = s.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        if request.schema is not None and self._structured == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+            }
+        elif request.schema is not None and self._structured == "json_object":
+            kwargs["response_format"] = {"type": "json_object", "schema": request.schema}
+        kwargs.update(s.extra)
+        return kwargs
+
+    def _retrying(self, cls: type) -> Any:
+        s = self.settings
+        wait = wait_random_exponential(multiplier=s.backoff, max=30) if s.backoff > 0 else wait_none()
+        return cls(
+            stop=stop_after_attempt(s.retries + 1), wait=wait, retry=retry_if_exception(_transient), reraise=True
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """Answer a request, retrying 429, 5xx, timeouts and connection errors."""
+        litellm = _litellm()
+        kwargs = self._kwargs(request)
+        start = time.perf_counter()
+        try:
+            for attempt in self._retrying(Retrying):
+                with attempt:
+                    response = litellm.completion(**kwargs)
+        except Exception as exc:
+            raise self._error(exc) from exc
+        return self._response(response, time.perf_counter() - start, "response_format" in kwargs)
+
+    async def acomplete(self, request: ModelRequest) -> ModelResponse:
+        """Answer a request without blocking the event loop."""
+        litellm = _litellm()
+        kwargs = self._kwargs(request)
+        start = time.perf_counter()
+        try:
+            async for attempt in self._retrying(AsyncRetrying):
+                with attempt:
+                    response = await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise self._error(exc) from exc
+        return self._response(response, time.perf_counter() - start, "response_format" in kwargs)
+
+    def _response(self, response: Any, latency: float, structured: bool) -> ModelResponse:
+        litellm = _litellm()
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content if choice is not None and choice.message else None) or ""
+        usage = getattr(response, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # LiteLLM raises for models missing from its price map
+            cost = None
+        return ModelResponse(
+            text=text,
+            model=self.settings.model,
+            latency_s=latency,
+            input_tokens=getattr(usage, "prompt_tokens", None),
+            output_tokens=getattr(usage, "completion_tokens", None),
+            cost=cost,
+            structured=structured,
+        )
+
+    def _error(self, exc: BaseException) -> ProviderError:
+        status = getattr(exc, "status_code", None)
+        message = f"{self.settings.model}: {type(exc).__name__}: {exc}"
+        if self._api_key:
+            message = message.replace(self._api_key, "***")
+        return ProviderError(message, kind=error_kind(exc), status=status if isinstance(status, int) else None)
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """Classify a provider exception."""
+    litellm = _litellm()
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return "rate_limit"
+    if isinstance(exc, (litellm.Timeout, TimeoutError)):
+        return "timeout"
+    if isinstance(exc, (litellm.APIConnectionError, ConnectionError)):
+        return "connection"
+    if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
+        return "auth"
+    if isinstance(status, int) and status >= 500:
+        return "server"
+    if isinstance(exc, litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError):
+        return "server"
+    if isinstance(exc, litellm.BadRequestError) or status == 400:
+        return "bad_request"
+    return "other"
+
+
+def _transient(exc: BaseException) -> bool:
+    return error_kind(exc) in ("rate_limit", "timeout", "connection", "server")

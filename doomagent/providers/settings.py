@@ -1,0 +1,41 @@
+"""Per-role model settings, as recipes write them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ImageSettings(BaseModel):
+    """How the screenshot travels to a vision model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["jpeg", "png"] = "jpeg"
+    quality: int = Field(85, ge=1, le=100)
+    max_side: int | None = Field(None, ge=32, description="shrink the longer side to this many pixels")
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class RoleSettings(BaseModel):
+    """One role's model: a LiteLLM model string and how to call it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(
+        description="LiteLLM model string: gpt-4o, azure/<deployment>, ollama_chat/llava, "
+        "openai/<name> with api_base, or test / test:<seed> for the seeded test model"
+    )
+    temperature: float = Field(0.9, ge=0.0, le=2.0)
+    max_tokens: int = Field(25, ge=1)
+    timeout: float = Field(60.0, gt=0, description="seconds per attempt")
+    api_base: str | None = None
+    api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
+    extra: dict[str, Any] = Field(default_factory=dict, description="extra provider parameters, passed through")
+    structured: Literal["auto", "json_schema", "json_object", "off"] = Field(
+        "auto", description="auto: JSON schema when LiteLLM says the model supports it, else text parsing"
+    )
+    retries: int = Field(3, ge=0, le=10, description="retries on 429, 5xx, timeouts and connection errors")
+    backoff: float = Field(0.5, ge=0, description="base seconds of exponential backoff with jitter")
+    image: ImageSettings = Field(default_factory=ImageSettings)

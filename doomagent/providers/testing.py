@@ -1,0 +1,89 @@
+"""Test doubles that answer like models: scripted by a function or a list, or seeded random."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from doomagent.providers.base import ModelRequest, ModelResponse
+
+Reply = str | ModelResponse | BaseException
+Script = Callable[[ModelRequest], Reply] | Iterable[Reply]
+
+
+@dataclass
+class ScriptedModel:
+    """Answer each request from a function of it, or from a list in turn (the last answer repeats).
+
+    An exception in the script is raised, as a provider failure would be. `latency` adds a fixed
+    delay per call (time.sleep / asyncio.sleep), for benchmarks. Every request is kept in `calls`.
+    """
+
+    script: Script
+    name: str = "scripted"
+    latency: float = 0.0
+    calls: list[ModelRequest] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not callable(self.script):
+            replies = list(self.script)
+            if not replies:
+                raise ValueError("ScriptedModel needs at least one reply")
+            self._replies = replies
+
+    def _reply(self, request: ModelRequest) -> ModelResponse:
+        self.calls.append(request)
+        if callable(self.script):
+            reply = self.script(request)
+        else:
+            reply = self._replies[min(len(self.calls) - 1, len(self._replies) - 1)]
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, ModelResponse):
+            return reply
+        return ModelResponse(
+            text=str(reply),
+            model=self.name,
+            latency_s=self.latency,
+            input_tokens=len(request.text()) // 4,
+            output_tokens=max(1, len(str(reply)) // 4),
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """Answer from the script."""
+        if self.latency:
+            time.sleep(self.latency)
+        return self._reply(request)
+
+    async def acomplete(self, request: ModelRequest) -> ModelResponse:
+        """Answer from the script without blocking the loop."""
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        return self._reply(request)
+
+
+_MOVES = ("UP", "UP", "UP", "LEFT", "RIGHT", "STRAFE LEFT", "STRAFE RIGHT", "FIRE", "USE", "DOWN")
+_SIGHTS = ("a corridor ahead", "a door on the far wall", "an open room", "a wall close in front")
+
+
+class SeededTestModel(ScriptedModel):
+    """Answer every role plausibly with seeded randomness: reproducible, offline, free."""
+
+    def __init__(self, seed: int = 0, *, latency: float = 0.0, name: str | None = None) -> None:
+        self._rng = random.Random(seed)
+        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency)
+
+    def _answer(self, request: ModelRequest) -> str:
+        rng = self._rng
+        if request.role == "vision":
+            sight = rng.choice(_SIGHTS)
+            return (
+                f'{{"room": "A grey room with {sight}.", "enemies": [], "items": [], "hazards": [], '
+                '"hud": ["health 100%", "ammo 50"]}'
+            )
+        if request.role == "planner":
+            return "1. Look for the door.\n2. Walk to it.\n3. Press USE to open it."
+        return f"ACTION: {rng.choice(_MOVES)}\nREASON: {rng.choice(_SIGHTS)}"

@@ -1,0 +1,195 @@
+"""Recipes: typed YAML naming a model per role, the prompt strategy, and the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from doomagent.env.actions import Action, parse_action
+from doomagent.env.config import EnvConfig
+from doomagent.errors import ActionParseError, ConfigError
+from doomagent.providers.settings import RoleSettings
+
+Strategy = Literal["naive", "walkthrough", "plan", "k-levels"]
+REPO_RECIPES = Path(__file__).resolve().parent.parent / "recipes"
+WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
+
+
+class VisionRole(RoleSettings):
+    """The Vision model: screenshot in, structured description out (paper: 0.1 / 2,880)."""
+
+    temperature: float = 0.1
+    max_tokens: int = 2880
+
+
+class PlannerRole(RoleSettings):
+    """The Planner: walkthrough + history + state in, a short plan out (paper: 0.1 / 150, every 30)."""
+
+    temperature: float = 0.1
+    max_tokens: int = 150
+    every_frames: int = Field(30, ge=1)
+    max_steps: int = Field(5, ge=1, le=20)
+
+
+class ExpertsRole(RoleSettings):
+    """The Experts: extra Agent calls on the plan prompt (paper: 3, every 60, Agent's 0.9 / 25)."""
+
+    every_frames: int = Field(60, ge=1)
+    count: int = Field(3, ge=1, le=16)
+
+
+class AgentRole(RoleSettings):
+    """The Agent: one action and a short reason per decision (paper: 0.9 / 25)."""
+
+
+class Roles(BaseModel):
+    """The models of a recipe, one per role; a role left out is not played."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vision: VisionRole
+    planner: PlannerRole | None = None
+    experts: ExpertsRole | None = None
+    agent: AgentRole
+
+
+class Recipe(BaseModel):
+    """A prompt strategy with its models and environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str = ""
+    strategy: Strategy
+    roles: Roles
+    env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
+    walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
+    context_tokens: int = Field(32768, ge=1024, description="history is clipped to fit this context")
+    actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
+    prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")
+
+    @field_validator("actions")
+    @classmethod
+    def _check_actions(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        out = []
+        for name in v:
+            try:
+                out.append(parse_action(name).value)
+            except ActionParseError as exc:
+                raise ValueError(f"unknown action {name!r}; {exc.hint}") from None
+        return out
+
+    @model_validator(mode="after")
+    def _check_strategy(self) -> Recipe:
+        if self.strategy in ("plan", "k-levels") and self.roles.planner is None:
+            raise ValueError(f"strategy {self.strategy!r} needs roles.planner")
+        if self.strategy == "k-levels" and self.roles.experts is None:
+            raise ValueError("strategy 'k-levels' needs roles.experts")
+        if self.strategy != "naive" and self.walkthrough is None:
+            raise ValueError(f"strategy {self.strategy!r} needs a walkthrough")
+        return self
+
+    @property
+    def allowed_actions(self) -> frozenset[Action]:
+        """Return the actions the Agent may answer."""
+        return frozenset(Action(a) for a in self.actions) if self.actions else frozenset(Action)
+
+    def walkthrough_text(self, base: Path | None = None) -> str | None:
+        """Return the walkthrough's text: a shipped one by name, or a file relative to `base`."""
+        if self.walkthrough is None:
+            return None
+        shipped = WALKTHROUGHS / f"{self.walkthrough}.md"
+        if shipped.is_file():
+            return shipped.read_text().strip()
+        path = Path(self.walkthrough).expanduser()
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if not path.is_file():
+            names = ", ".join(p.stem for p in sorted(WALKTHROUGHS.glob("*.md")))
+            raise ConfigError(
+                f"walkthrough {self.walkthrough!r} not found", hint=f"give a file path, or a shipped name: {names}"
+            )
+        return path.read_text().strip()
+
+    def public_dict(self) -> dict[str, Any]:
+        """Return the recipe as plain data, for the run folder (keys are only ever env-var names)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def find_recipe(name: str | Path) -> Path:
+    """Return the file of a recipe given as a path or as a shipped name (plan, k-levels, ...)."""
+    path = Path(name).expanduser()
+    if path.is_file():
+        return path
+    for folder in (Path.cwd() / "recipes", REPO_RECIPES):
+        candidate = folder / f"{name}.yaml"
+        if candidate.is_file():
+            return candidate
+    shipped = sorted(p.stem for p in REPO_RECIPES.glob("*.yaml")) if REPO_RECIPES.is_dir() else []
+    raise ConfigError(
+        f"recipe {str(name)!r} not found",
+        hint=f"give a YAML path or a shipped name: {', '.join(shipped) or 'none found'}",
+    )
+
+
+def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set `a.b.c` in nested dicts, creating levels as needed."""
+    keys = dotted.split(".")
+    node = data
+    for key in keys[:-1]:
+        nxt = node.get(key)
+        if nxt is None:
+            nxt = node[key] = {}
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"--set {dotted}: {key!r} is not a section", hint="check the recipe's layout")
+        node = nxt
+    node[keys[-1]] = value
+
+
+def load_recipe(
+    name: str | Path,
+    *,
+    overrides: list[str] = (),
+    model: str | None = None,  # type: ignore[assignment]
+    vision_model: str | None = None,
+    max_frames: int | None = None,
+) -> tuple[Recipe, Path]:
+    """Load and validate a recipe with CLI overrides applied; return it and its folder."""
+    path = find_recipe(name)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"recipe {path} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"recipe {path} must be a mapping of keys to values")
+    roles = data.setdefault("roles", {})
+    if not isinstance(roles, dict):
+        raise ConfigError(f"recipe {path}: roles must be a mapping")
+    if model:
+        for role in ("planner", "experts", "agent"):
+            if isinstance(roles.get(role), dict):
+                roles[role]["model"] = model
+    if vision_model and isinstance(roles.get("vision"), dict):
+        roles["vision"]["model"] = vision_model
+    if max_frames is not None:
+        set_path(data, "env.max_frames", max_frames)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r} is not KEY=VALUE", hint="e.g. --set agent.temperature=0.5")
+        key = key.strip()
+        if key.split(".")[0] in ("vision", "planner", "experts", "agent"):
+            key = f"roles.{key}"
+        set_path(data, key, yaml.safe_load(raw))
+    try:
+        return Recipe.model_validate(data), path.parent
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'recipe'}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(
+            f"recipe {path.name} is invalid: {problems}", hint="see recipes/plan.yaml for a complete example"
+        ) from None

@@ -1,0 +1,60 @@
+"""Append-only run logs: one JSON line per step and per model call, prompts stored once by hash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+
+class RunLog:
+    """Write steps.jsonl, calls.jsonl and prompts/<hash>.txt under `folder`; in memory when folder is None.
+
+    Each line is written whole and flushed, so a killed run leaves no partial line behind the last one.
+    """
+
+    def __init__(self, folder: Path | None, *, full_prompts: bool = False) -> None:
+        self.folder = folder
+        self.full_prompts = full_prompts
+        self.steps: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
+        self._files: dict[str, IO[str]] = {}
+        if folder is not None:
+            (folder / "prompts").mkdir(parents=True, exist_ok=True)
+
+    def _write(self, name: str, record: dict[str, Any]) -> None:
+        if self.folder is None:
+            return
+        handle = self._files.get(name)
+        if handle is None:
+            handle = self._files[name] = (self.folder / name).open("a", encoding="utf-8")
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.flush()
+
+    def step(self, record: dict[str, Any]) -> None:
+        """Record one decision."""
+        self.steps.append(record)
+        self._write("steps.jsonl", record)
+
+    def call(self, record: dict[str, Any], prompt: str) -> None:
+        """Record one model call; the prompt goes inline or to prompts/<sha256>.txt."""
+        digest = hashlib.sha256(prompt.encode()).hexdigest()[:16]
+        record = {**record, "prompt_sha": digest}
+        if self.full_prompts:
+            record["prompt"] = prompt
+        elif self.folder is not None:
+            path = self.folder / "prompts" / f"{digest}.txt"
+            if not path.exists():
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(prompt, encoding="utf-8")
+                os.replace(tmp, path)
+        self.calls.append(record)
+        self._write("calls.jsonl", record)
+
+    def close(self) -> None:
+        """Close the files."""
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()

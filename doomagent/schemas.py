@@ -1,0 +1,137 @@
+"""Pydantic models of what each role answers, and lenient parsers from JSON or plain text."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from doomagent.env.actions import Action, parse_action
+from doomagent.errors import ActionParseError
+
+
+class VisionReport(BaseModel):
+    """A structured description of the screenshot: the room, then the HUD as a list."""
+
+    room: str = Field(description="what the player sees: walls, doors, floor, light, layout")
+    enemies: list[str] = Field(default_factory=list, description="enemies in view, with where they are")
+    items: list[str] = Field(default_factory=list, description="items, switches and doors in view")
+    hazards: list[str] = Field(default_factory=list, description="toxic floors, barrels, drops")
+    hud: list[str] = Field(default_factory=list, description="each HUD value: health, armor, ammo, weapon")
+
+    def as_text(self) -> str:
+        """Return the report as prompt text."""
+        lines = [f"ROOM: {self.room}"]
+        for name, items in (("ENEMIES", self.enemies), ("ITEMS", self.items), ("HAZARDS", self.hazards)):
+            lines.append(f"{name}: {'; '.join(items) if items else 'none'}")
+        lines.append("HUD:")
+        lines.extend(f"- {h}" for h in self.hud)
+        return "\n".join(lines)
+
+
+class Plan(BaseModel):
+    """A short step-by-step plan."""
+
+    steps: list[str] = Field(description="three to six short imperative steps, in order")
+
+
+class AgentDecision(BaseModel):
+    """One move and why."""
+
+    action: str = Field(description="exactly one of the allowed actions")
+    reason: str = Field(description="a few words of explanation")
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """Return the first JSON object found in text, or None."""
+    start = text.find("{")
+    while start != -1:
+        depth = 0
+        for i in range(start, len(text)):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        value = json.loads(text[start : i + 1])
+                    except json.JSONDecodeError:
+                        break
+                    return value if isinstance(value, dict) else None
+        start = text.find("{", start + 1)
+    return None
+
+
+def parse_vision(text: str) -> VisionReport:
+    """Return a report from JSON if the text holds one, else from free text (the HUD from '-' lines)."""
+    data = json_object(text)
+    if data is not None:
+        try:
+            return VisionReport.model_validate(data)
+        except ValidationError:
+            pass
+    hud = [line.strip()[1:].strip() for line in text.splitlines() if line.strip().startswith(("-", "*"))]
+    return VisionReport(room=text.strip(), hud=hud)
+
+
+def parse_plan(text: str) -> Plan:
+    """Return a plan from JSON or from numbered / bulleted lines."""
+    data = json_object(text)
+    if data is not None:
+        try:
+            return Plan.model_validate(data)
+        except ValidationError:
+            pass
+    steps = [re.sub(r"^\s*(step\s*)?(\d+[.):]|[-*])\s*", "", line, flags=re.I).strip() for line in text.splitlines()]
+    return Plan(steps=[s for s in steps if s])
+
+
+_ACTION_LINE = re.compile(r"ACTION\s*[:=]\s*\"?([A-Za-z0-9 _-]+?)\"?\s*(?:[;,\n]|REASON|$)", re.I)
+_REASON_LINE = re.compile(r"REASON\s*[:=]\s*(.+)", re.I | re.S)
+
+
+def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple[Action, str]:
+    """Return (action, reason) from JSON, `ACTION: X / REASON: Y` lines, or a bare action.
+
+    Raise ActionParseError when no allowed action can be read; the graph plays WAIT instead.
+    """
+    data = json_object(text)
+    candidate: str | None = None
+    reason = ""
+    if data is not None and isinstance(data.get("action"), str):
+        candidate, reason = data["action"], str(data.get("reason", ""))
+    else:
+        match = _ACTION_LINE.search(text)
+        if match:
+            candidate = match.group(1)
+            found = _REASON_LINE.search(text)
+            reason = found.group(1).strip() if found else ""
+        else:
+            candidate = text.strip().splitlines()[0] if text.strip() else ""
+    action = parse_action(candidate)
+    if allowed is not None and action not in allowed:
+        raise ActionParseError(candidate, f"{action.value} is not allowed in this recipe")
+    return action, " ".join(reason.split())[:200]
+
+
+def decision_schema(allowed: frozenset[Action] | None = None) -> dict[str, Any]:
+    """Return the JSON schema of an agent decision, the action an enum of the allowed ones."""
+    names = [a.value for a in Action if allowed is None or a in allowed]
+    return {
+        "type": "object",
+        "properties": {"action": {"type": "string", "enum": names}, "reason": {"type": "string"}},
+        "required": ["action", "reason"],
+        "additionalProperties": False,
+    }
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Return a model's JSON schema with every property required and no extras, as strict modes want."""
+    schema = model.model_json_schema()
+    schema["required"] = list(schema.get("properties", {}))
+    schema["additionalProperties"] = False
+    for prop in schema.get("properties", {}).values():
+        prop.pop("default", None)
+    return schema
