@@ -21,9 +21,9 @@ ProfileOption = Annotated[Path | None, typer.Option("--profile", help="YAML nami
 
 
 def _fail(exc: DoomAgentError) -> NoReturn:
-    err.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+    err.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
     if exc.hint:
-        err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
+        err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

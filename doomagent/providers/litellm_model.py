@@ -21,6 +21,7 @@ def _litellm() -> Any:
         os.environ.setdefault(key, value)  # the bundled cost map, not a download at import
     import litellm
 
+    litellm.suppress_debug_info = True  # no "Provider List" banners on unknown model names
     return litellm
 
 
@@ -134,10 +135,12 @@ class LiteLLMModel:
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content if choice is not None and choice.message else None) or ""
         usage = getattr(response, "usage", None)
-        try:
-            cost = float(litellm.completion_cost(completion_response=response))
-        except Exception:  # LiteLLM raises for models missing from its price map
-            cost = None
+        cost: float | None = 0.0  # self-hosted: no price, and LiteLLM would query the server for model info
+        if _provider(self.settings.model) not in _KEYLESS:
+            try:
+                cost = float(litellm.completion_cost(completion_response=response))
+            except Exception:  # LiteLLM raises for models missing from its price map
+                cost = None
         return ModelResponse(
             text=text,
             model=self.settings.model,
@@ -166,6 +169,9 @@ def error_kind(exc: BaseException) -> ErrorKind:
         return "timeout"
     if isinstance(exc, (litellm.APIConnectionError, ConnectionError)):
         return "connection"
+    text = str(exc).lower()
+    if "connection error" in text or "connection refused" in text or "connecterror" in text:
+        return "connection"  # LiteLLM reports a refused connection as InternalServerError (500)
     if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
         return "auth"
     if isinstance(status, int) and status >= 500:

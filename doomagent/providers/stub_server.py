@@ -1,0 +1,130 @@
+"""A local chat server speaking OpenAI's or Ollama's wire format, for offline tests and demos.
+
+It binds 127.0.0.1 only, answers from a function of the request body, and keeps every request it
+got, so tests can check from the server side what LiteLLM really sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+Body = dict[str, Any]
+Reply = Callable[[Body], "str | tuple[int, str]"]
+
+
+def default_reply(body: Body) -> str:
+    """Answer like every role at once: parsable as an action, a plan step and a description."""
+    return "ACTION: UP\nREASON: the way ahead is open"
+
+
+@dataclass
+class Received:
+    """One request as the server saw it."""
+
+    path: str
+    body: Body
+    headers: dict[str, str]
+
+
+@dataclass
+class StubServer:
+    """Serve chat completions on 127.0.0.1 in a background thread; use as a context manager."""
+
+    kind: Literal["openai", "ollama"] = "openai"
+    reply: Reply = default_reply
+    requests: list[Received] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        """Return the base URL: append /v1 for OpenAI clients; Ollama clients take it as is."""
+        assert self._server is not None, "start the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> StubServer:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError:
+                    body = {}
+                stub.requests.append(Received(self.path, body, {k.lower(): v for k, v in self.headers.items()}))
+                if stub.kind == "ollama" and self.path.rstrip("/").endswith("/api/show"):
+                    self._send(
+                        200,
+                        {
+                            "details": {"family": "stub", "parameter_size": "0B"},
+                            "model_info": {"general.architecture": "stub", "stub.context_length": 32768},
+                            "capabilities": ["completion", "vision"],
+                            "template": "",
+                            "parameters": "",
+                        },
+                    )
+                    return
+                expected = "/api/chat" if stub.kind == "ollama" else "/chat/completions"
+                if not self.path.rstrip("/").endswith(expected):
+                    self._send(404, {"error": f"no route {self.path}"})
+                    return
+                answer = stub.reply(body)
+                status, text = answer if isinstance(answer, tuple) else (200, answer)
+                if status != 200:
+                    self._send(status, {"error": {"message": text, "type": "stub_error"}})
+                else:
+                    self._send(200, stub._payload(body, text))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                raw = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def _payload(self, body: Body, text: str) -> dict[str, Any]:
+        prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
+        completion_tokens = max(1, len(text) // 4)
+        if self.kind == "ollama":
+            return {
+                "model": body.get("model", "stub"),
+                "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "message": {"role": "assistant", "content": text},
+                "done": True,
+                "done_reason": "stop",
+                "prompt_eval_count": prompt_tokens,
+                "eval_count": completion_tokens,
+            }
+        return {
+            "id": f"chatcmpl-stub-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
