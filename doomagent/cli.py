@@ -120,12 +120,11 @@ def run(
     full_prompts: Annotated[bool, typer.Option("--full-prompts", help="inline prompts in calls.jsonl")] = False,
 ) -> None:
     """Play a recipe with its models and write every step, call, demo and summary to a run folder."""
-    import asyncio
     import time
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doomagent.graph import arun_trial, build_models, write_recipe
+    from doomagent.graph import build_models, run_trial, write_recipe
     from doomagent.recipes import load_recipe
 
     try:
@@ -162,17 +161,15 @@ def run(
                         ),
                     )
 
-                result = asyncio.run(
-                    arun_trial(
-                        resolved,
-                        trial=i,
-                        seed=seed + i,
-                        out=folder / f"trial-{i:03d}",
-                        models=build_models(resolved),
-                        recipe_dir=recipe_dir,
-                        on_progress=show,
-                        full_prompts=full_prompts,
-                    )
+                result = run_trial(
+                    resolved,
+                    trial=i,
+                    seed=seed + i,
+                    out=folder / f"trial-{i:03d}",
+                    models=build_models(resolved),
+                    recipe_dir=recipe_dir,
+                    on_progress=show,
+                    full_prompts=full_prompts,
                 )
                 results.append(result)
     except KeyboardInterrupt:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,6 +22,7 @@ class RunLog:
         self.steps: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []
         self._files: dict[str, IO[str]] = {}
+        self._lock = threading.Lock()  # Experts log from several threads at once
         if folder is not None:
             (folder / "prompts").mkdir(parents=True, exist_ok=True)
 
@@ -35,8 +37,9 @@ class RunLog:
 
     def step(self, record: dict[str, Any]) -> None:
         """Record one decision."""
-        self.steps.append(record)
-        self._write("steps.jsonl", record)
+        with self._lock:
+            self.steps.append(record)
+            self._write("steps.jsonl", record)
 
     def call(self, record: dict[str, Any], prompt: str) -> None:
         """Record one model call; the prompt goes inline or to prompts/<sha256>.txt."""
@@ -44,14 +47,15 @@ class RunLog:
         record = {**record, "prompt_sha": digest}
         if self.full_prompts:
             record["prompt"] = prompt
-        elif self.folder is not None:
-            path = self.folder / "prompts" / f"{digest}.txt"
-            if not path.exists():
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(prompt, encoding="utf-8")
-                os.replace(tmp, path)
-        self.calls.append(record)
-        self._write("calls.jsonl", record)
+        with self._lock:
+            if not self.full_prompts and self.folder is not None:
+                path = self.folder / "prompts" / f"{digest}.txt"
+                if not path.exists():
+                    tmp = path.with_suffix(".tmp")
+                    tmp.write_text(prompt, encoding="utf-8")
+                    os.replace(tmp, path)
+            self.calls.append(record)
+            self._write("calls.jsonl", record)
 
     def close(self) -> None:
         """Close the files."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -116,8 +117,9 @@ def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple
     return action, " ".join(reason.split())[:200]
 
 
+@lru_cache(maxsize=32)
 def decision_schema(allowed: frozenset[Action] | None = None) -> dict[str, Any]:
-    """Return the JSON schema of an agent decision, the action an enum of the allowed ones."""
+    """Return the JSON schema of an agent decision, the action an enum of the allowed ones (cached: do not mutate)."""
     names = [a.value for a in Action if allowed is None or a in allowed]
     return {
         "type": "object",
@@ -127,8 +129,9 @@ def decision_schema(allowed: frozenset[Action] | None = None) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=32)
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Return a model's JSON schema with every property required and no extras, as strict modes want."""
+    """Return a model's JSON schema with every property required and no extras (cached: do not mutate)."""
     schema = model.model_json_schema()
     schema["required"] = list(schema.get("properties", {}))
     schema["additionalProperties"] = False

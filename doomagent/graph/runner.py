@@ -13,7 +13,7 @@ from doomagent.env import DoomEnv
 from doomagent.episode import write_json
 from doomagent.graph.builder import GraphBuilder, recursion_limit
 from doomagent.graph.context import RunContext
-from doomagent.graph.state import DoomState
+from doomagent.graph.state import DoomState, merge_update
 from doomagent.providers import make_model
 from doomagent.providers.base import Model
 from doomagent.recipes import Recipe
@@ -78,7 +78,7 @@ def build_models(recipe: Recipe) -> dict[str, Model]:
     }
 
 
-async def arun_trial(
+def run_trial(
     recipe: Recipe,
     *,
     trial: int = 0,
@@ -128,26 +128,28 @@ async def arun_trial(
     config = {"recursion_limit": recursion_limit(max_frames, recipe.env.decision_frames, len(builder.steps))}
     outcome = "interrupted"
     try:
-        async for update in graph.astream(state, config=config, context=ctx, stream_mode="values"):
-            state = update  # type: ignore[assignment]
-            if on_progress is not None and state.get("decision", 0) and "action" in state:
-                usage = state.get("usage", {})
-                on_progress(
-                    Progress(
-                        trial,
-                        state["frame"],
-                        recipe.env.max_frames,
-                        state.get("room"),
-                        state.get("health", 0),
-                        state["action"],
-                        state.get("reason", ""),
-                        sum(u["calls"] for u in usage.values()),
-                        sum(u["input_tokens"] + u["output_tokens"] for u in usage.values()),
-                        sum(u["cost"] for u in usage.values()),
+        for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
+            for node, update in chunk.items():
+                if update:
+                    merge_update(state, update)
+                if node == "act" and on_progress is not None:
+                    usage = state.get("usage", {})
+                    on_progress(
+                        Progress(
+                            trial,
+                            state["frame"],
+                            recipe.env.max_frames,
+                            state.get("room"),
+                            state.get("health", 0),
+                            state["action"],
+                            state.get("reason", ""),
+                            sum(u["calls"] for u in usage.values()),
+                            sum(u["input_tokens"] + u["output_tokens"] for u in usage.values()),
+                            sum(u["cost"] for u in usage.values()),
+                        )
                     )
-                )
         outcome = state.get("outcome") or "interrupted"
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except KeyboardInterrupt:
         outcome = "interrupted"
         raise
     finally:
@@ -169,9 +171,9 @@ async def arun_trial(
     return result
 
 
-def run_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
-    """Play one trial synchronously (see arun_trial)."""
-    return asyncio.run(arun_trial(recipe, **kwargs))
+async def arun_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
+    """Play one trial from async code, in a worker thread (see run_trial)."""
+    return await asyncio.to_thread(run_trial, recipe, **kwargs)
 
 
 def write_recipe(recipe: Recipe, out: Path) -> None:

@@ -49,3 +49,13 @@ class DoomState(TypedDict, total=False):
     waits: int  # decisions that fell back to WAIT
     history: Annotated[list[dict[str, Any]], append_history]
     usage: Annotated[dict[str, Any], add_usage]
+
+
+REDUCERS = {"history": append_history, "usage": add_usage}
+
+
+def merge_update(state: DoomState, update: dict[str, Any]) -> None:
+    """Apply a node's update to a local copy of the state, with the same reducers as the graph."""
+    for key, value in update.items():
+        reducer = REDUCERS.get(key)
+        state[key] = reducer(state.get(key), value) if reducer else value  # type: ignore[literal-required]

@@ -10,16 +10,14 @@ from doomagent.graph.context import RunContext
 from doomagent.providers.base import ModelRequest, ModelResponse, ProviderError
 
 
-async def call_model(
-    ctx: RunContext, model_role: str, request: ModelRequest
-) -> tuple[ModelResponse | None, dict[str, Any]]:
+def call_model(ctx: RunContext, model_role: str, request: ModelRequest) -> tuple[ModelResponse | None, dict[str, Any]]:
     """Return the response (None after a provider failure) and a usage update for the state."""
     model = ctx.model(model_role)
     start = time.perf_counter()
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
     try:
-        response = await model.acomplete(request)
+        response = model.complete(request)
     except ProviderError as exc:
         error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
     except RunError as exc:

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState
+from doomagent.nodes.history import history_line
 
 
 def act(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -35,6 +36,7 @@ def act(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             "raw": state.get("raw"),
         }
     )
+    entry["line"] = history_line(entry)
     return {
         "frame": obs.frame,
         "decision": state.get("decision", 0) + 1,

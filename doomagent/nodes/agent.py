@@ -11,7 +11,7 @@ from doomagent.errors import ActionParseError
 from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState
 from doomagent.nodes._call import call_model
-from doomagent.nodes.history import clip_history, history_budget
+from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
 from doomagent.providers.settings import RoleSettings
@@ -35,9 +35,12 @@ def agent_request(
         "feedback": state.get("feedback"),
         "structured": structured,
     }
-    bare = render("agent", ctx.prompts_dir, history="", **variables)
-    budget = history_budget(ctx.recipe.context_tokens, bare, role.max_tokens)
-    text = render("agent", ctx.prompts_dir, history=clip_history(state.get("history", []), budget), **variables)
+    text = fill_history(
+        render("agent", ctx.prompts_dir, history=HISTORY_SLOT, **variables),
+        state.get("history", []),
+        ctx.recipe.context_tokens,
+        role.max_tokens,
+    )
     return ModelRequest(
         role=name,
         messages=[user_message(text)],
@@ -49,7 +52,7 @@ def agent_request(
     )
 
 
-async def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Pick one action; an answer outside the action set is flagged for the WAIT fallback."""
     ctx = runtime.context
     strategy = ctx.recipe.strategy
@@ -61,7 +64,7 @@ async def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any
         use_plan=strategy in ("plan", "k-levels"),
         experts=strategy == "k-levels",
     )
-    response, usage = await call_model(ctx, "agent", request)
+    response, usage = call_model(ctx, "agent", request)
     raw = response.text if response is not None else ""
     try:
         action, reason = parse_decision(raw, ctx.allowed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -15,13 +15,15 @@ from doomagent.nodes.agent import agent_request
 from doomagent.schemas import parse_decision
 
 
-async def experts(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Ask every Expert at once and collect their moves (k-levels, k = 2)."""
+def experts(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask every Expert at once (one thread each: model calls wait on the network) and collect their
+    moves (k-levels, k = 2)."""
     ctx = runtime.context
     role = ctx.recipe.roles.experts
     assert role is not None, "the builder adds experts only when the recipe has them"
     request = agent_request(state, ctx, role, name="expert", use_plan=True, experts=False)
-    results = await asyncio.gather(*(call_model(ctx, "experts", request) for _ in range(role.count)))
+    with ThreadPoolExecutor(max_workers=role.count, thread_name_prefix="expert") as pool:
+        results = list(pool.map(lambda _: call_model(ctx, "experts", request), range(role.count)))
     moves: list[str] = []
     usage: dict[str, Any] = {}
     for i, (response, delta) in enumerate(results, start=1):

@@ -8,7 +8,9 @@ CHARS_PER_TOKEN = 4  # a conservative estimate for English and numbers; no token
 
 
 def history_line(entry: dict[str, Any]) -> str:
-    """Return one decision as a prompt line."""
+    """Return one decision as a prompt line (Act stores it under "line" so it is built once)."""
+    if "line" in entry:
+        return str(entry["line"])
     note = " (not understood, WAIT played)" if not entry.get("parse_ok", True) else ""
     reason = f" - {entry['reason']}" if entry.get("reason") else ""
     return f"frame {entry['frame']}: health {entry['health']}, {entry['action']}{note}{reason}"
@@ -28,6 +30,11 @@ def clip_history(history: list[dict[str, Any]], budget_tokens: int) -> str:
     return "\n".join(reversed(lines)) if lines else "none yet"
 
 
-def history_budget(context_tokens: int, prompt_without_history: str, max_tokens: int) -> int:
-    """Return the tokens left for history in a context after the rest of the prompt and the answer."""
-    return max(0, context_tokens - len(prompt_without_history) // CHARS_PER_TOKEN - max_tokens - 64)
+HISTORY_SLOT = "\x00history\x00"  # rendered in place of the history, then replaced
+
+
+def fill_history(prompt: str, history: list[dict[str, Any]], context_tokens: int, max_tokens: int) -> str:
+    """Put the history that still fits the context into a prompt rendered with HISTORY_SLOT."""
+    rest = len(prompt) - len(HISTORY_SLOT)
+    budget = max(0, context_tokens - rest // CHARS_PER_TOKEN - max_tokens - 64)
+    return prompt.replace(HISTORY_SLOT, clip_history(history, budget))

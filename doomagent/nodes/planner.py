@@ -9,13 +9,13 @@ from langgraph.runtime import Runtime
 from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState
 from doomagent.nodes._call import call_model
-from doomagent.nodes.history import clip_history, history_budget
+from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
 from doomagent.schemas import Plan, parse_plan, strict_schema
 
 
-async def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Write a fresh plan."""
     ctx = runtime.context
     role = ctx.recipe.roles.planner
@@ -29,9 +29,12 @@ async def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, A
         "max_steps": role.max_steps,
         "structured": structured,
     }
-    bare = render("planner", ctx.prompts_dir, history="", **variables)
-    budget = history_budget(ctx.recipe.context_tokens, bare, role.max_tokens)
-    text = render("planner", ctx.prompts_dir, history=clip_history(state.get("history", []), budget), **variables)
+    text = fill_history(
+        render("planner", ctx.prompts_dir, history=HISTORY_SLOT, **variables),
+        state.get("history", []),
+        ctx.recipe.context_tokens,
+        role.max_tokens,
+    )
     request = ModelRequest(
         role="planner",
         messages=[user_message(text)],
@@ -41,7 +44,7 @@ async def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, A
         schema_name="plan",
         frame=state["frame"],
     )
-    response, usage = await call_model(ctx, "planner", request)
+    response, usage = call_model(ctx, "planner", request)
     update: dict[str, Any] = {"plan_frame": state["frame"], "usage": usage}
     if response is not None:
         steps = parse_plan(response.text).steps[: role.max_steps]

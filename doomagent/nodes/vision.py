@@ -14,7 +14,7 @@ from doomagent.providers.base import ModelRequest, user_message
 from doomagent.schemas import VisionReport, parse_vision, strict_schema
 
 
-async def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Describe the current screen with the vision model."""
     ctx = runtime.context
     role = ctx.recipe.roles.vision
@@ -32,6 +32,6 @@ async def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, An
         schema_name="vision_report",
         frame=state["frame"],
     )
-    response, usage = await call_model(ctx, "vision", request)
+    response, usage = call_model(ctx, "vision", request)
     report = parse_vision(response.text) if response and response.text.strip() else None
     return {"vision": report.as_text() if report else "(no description: the vision model failed)", "usage": usage}

@@ -1,0 +1,87 @@
+"""Measure decisions/s of the full agent graph with zero-latency scripted models against the bare
+environment at the same settings, in the same run.
+
+The graph runs the k-levels recipe (Vision every decision with a JPEG screenshot, Planner every 30
+frames, 3 Experts every 60, Agent, WAIT fallback, Act), so the figure includes prompt rendering,
+image encoding, parsing, logging and LangGraph's own per-step cost. The baseline steps DoomEnv
+with the same actions.
+
+    python bench/graph_overhead.py [--frames 2000] [--rounds 2] [--recipe k-levels]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from doomagent.env import DoomEnv
+from doomagent.graph import run_trial
+from doomagent.providers import ScriptedModel
+from doomagent.recipes import load_recipe
+
+VISION = '{"room": "a long hall", "enemies": [], "items": [], "hazards": [], "hud": ["health 100%", "ammo 50"]}'
+MOVES = [
+    "ACTION: UP\nREASON: onward",
+    "ACTION: LEFT\nREASON: turn",
+    "ACTION: UP\nREASON: onward",
+    "ACTION: RIGHT\nREASON: turn",
+    "ACTION: USE\nREASON: door",
+]
+
+
+def models() -> dict[str, ScriptedModel]:
+    """Return zero-latency scripted models for every role."""
+    agent_moves = iter(range(10**9))
+    return {
+        "vision": ScriptedModel([VISION]),
+        "planner": ScriptedModel(["1. Walk east.\n2. Open the door."]),
+        "experts": ScriptedModel(["ACTION: UP\nREASON: onward"]),
+        "agent": ScriptedModel(lambda request: MOVES[next(agent_moves) % len(MOVES)]),
+    }
+
+
+def graph_rate(recipe_name: str, frames: int) -> float:
+    """Return decisions/s of the whole graph over one trial."""
+    recipe, _ = load_recipe(recipe_name, max_frames=frames, overrides=["env.stuck_frames=1000000000"])
+    start = time.perf_counter()
+    result = run_trial(recipe, models=models())
+    return result.decisions / (time.perf_counter() - start)
+
+
+def env_rate(recipe_name: str, frames: int) -> float:
+    """Return decisions/s of DoomEnv.step alone with the same settings and actions."""
+    recipe, _ = load_recipe(recipe_name, max_frames=frames, overrides=["env.stuck_frames=1000000000"])
+    start = time.perf_counter()
+    env = DoomEnv(recipe.env)
+    env.reset(seed=0)
+    decisions = 0
+    while True:
+        *_, terminated, truncated, _ = env.step(MOVES[decisions % len(MOVES)].split("\n")[0][8:])
+        decisions += 1
+        if terminated or truncated:
+            break
+    env.close()
+    return decisions / (time.perf_counter() - start)
+
+
+def main() -> None:
+    """Print both rates and their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--recipe", default="k-levels")
+    args = parser.parse_args()
+    graph_rate(args.recipe, 20)  # warm imports and caches
+    envs, graphs = [], []
+    for _ in range(args.rounds):
+        envs.append(env_rate(args.recipe, args.frames))
+        graphs.append(graph_rate(args.recipe, args.frames))
+    env, graph = max(envs), max(graphs)
+    print(f"recipe {args.recipe}, {args.frames} frames per trial, best of {args.rounds}")
+    print(f"DoomEnv.step alone : {env:8.1f} decisions/s  ({', '.join(f'{r:.1f}' for r in envs)})")
+    print(f"full graph         : {graph:8.1f} decisions/s  ({', '.join(f'{r:.1f}' for r in graphs)})")
+    print(f"ratio graph/env    : {graph / env:8.3f}  (target >= 0.5)")
+
+
+if __name__ == "__main__":
+    main()
