@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from doomagent.errors import ConfigError
 from doomagent.providers.base import (
     Message,
     MissingApiKeyError,
@@ -20,8 +21,10 @@ def make_model(settings: RoleSettings) -> Model:
     """Return the model a role's settings name: `test` / `test:<seed>` for the seeded test model."""
     name = settings.model
     if name == "test" or name.startswith("test:"):
-        seed = int(name.split(":", 1)[1]) if ":" in name else 0
-        return SeededTestModel(seed)
+        raw = name.partition(":")[2] or "0"
+        if not raw.isdigit():
+            raise ConfigError(f"model {name!r}: the test model's seed must be a whole number", hint="e.g. test:3")
+        return SeededTestModel(int(raw))
     return LiteLLMModel(settings)
 
 
