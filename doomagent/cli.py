@@ -140,8 +140,8 @@ def run(
     total = resolved.env.max_frames
     columns = [
         TextColumn("[bold]trial {task.fields[trial]}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} frames"),
+        BarColumn(bar_width=16),
+        TextColumn("{task.completed:.0f}/{task.total:.0f}"),
         TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(),
     ]
@@ -152,14 +152,8 @@ def run(
                 task = bar.add_task("", total=total, trial=i, info="")
 
                 def show(p, task=task):  # type: ignore[no-untyped-def]
-                    bar.update(
-                        task,
-                        completed=p.frame,
-                        info=(
-                            f"room {p.room or '-'} hp {p.health} {p.action:<12} calls {p.calls} tok {p.tokens} "
-                            f"${p.cost:.4f} {p.reason[:30]}"
-                        ),
-                    )
+                    info = f"{p.room or '-'} hp {p.health} {p.action:<12} {p.calls} calls {p.tokens} tok ${p.cost:.3f}"
+                    bar.update(task, completed=p.frame, info=info)
 
                 result = run_trial(
                     resolved,
