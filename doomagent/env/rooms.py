@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import string
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
@@ -52,6 +53,56 @@ class RoomMap:
 
     def __post_init__(self) -> None:
         self.sector_room = {s: r.label for r in self.rooms for s in r.sectors}
+        self._graphs: dict[bool, nx.DiGraph] = {}
+
+    def route_from(self, x: float, y: float) -> Route | None:
+        """Return the shortest walkable route from (x, y) to the exit (replanning after a detour)."""
+        strict = self.route.strict if self.route is not None else True
+        graph = self._graphs.get(strict)
+        if graph is None:
+            graph = self._graphs[strict] = walk_graph(self.geometry, strict=strict)
+        set_start(graph, self.geometry, x, y)
+        return _shortest_route(self.geometry, graph)
+
+    @cached_property
+    def walls(self) -> np.ndarray:
+        """Return (N, 4) segments x1, y1, x2, y2 a player cannot walk straight through (doors open)."""
+        g = self.geometry
+        movers = frozenset(g.doors) | g.lifts
+        keep = []
+        for line in range(len(g.line_v)):
+            f, b = int(g.line_front[line]), int(g.line_back[line])
+            if f < 0 or b < 0 or g.line_flags[line] & ML_BLOCKING:
+                keep.append(line)
+            elif f in movers or b in movers:
+                continue
+            elif not (_passable(g, line, f, b, movers, True) or _passable(g, line, b, f, movers, True)):
+                keep.append(line)
+        a = g.vertices[g.line_v[keep, 0]]
+        c = g.vertices[g.line_v[keep, 1]]
+        return np.hstack([a, c])
+
+    def clear_path(self, a: tuple[float, float], b: tuple[float, float], *, margin: float = 16.0) -> bool:
+        """Return True if the straight walk from a to b crosses no wall (nor passes within `margin` of
+        a wall's end, where a player's 16-unit radius would catch)."""
+        w = self.walls
+        ax, ay = a
+        bx, by = b
+        dx, dy = bx - ax, by - ay
+        ex, ey = w[:, 2] - w[:, 0], w[:, 3] - w[:, 1]
+        denom = dx * ey - dy * ex
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = ((w[:, 0] - ax) * ey - (w[:, 1] - ay) * ex) / denom
+            u = ((w[:, 0] - ax) * dy - (w[:, 1] - ay) * dx) / denom
+        if np.any((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)):
+            return False
+        length = max(np.hypot(dx, dy), 1e-9)
+        for px, py in ((w[:, 0], w[:, 1]), (w[:, 2], w[:, 3])):
+            along = np.clip(((px - ax) * dx + (py - ay) * dy) / length**2, 0, 1)
+            near = np.hypot(ax + along * dx - px, ay + along * dy - py) < margin
+            if np.any(near & (along > 0.02) & (along < 0.98)):
+                return False
+        return True
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -129,17 +180,25 @@ def walk_graph(g: MapGeometry, *, strict: bool = True) -> nx.DiGraph:
                 if line != entry[0] and _passable(g, line, sec, other, movers, strict):
                     qx, qy = mid[line]
                     graph.add_edge(entry, (line, other), weight=float(np.hypot(qx - ex, qy - ey)), sector=sec)
-    sx, sy, _ = g.start
-    start_sec = g.sector_at(sx, sy)
-    graph.add_node("start", pos=(sx, sy), sector=start_sec)
-    for line, other in portals.get(start_sec, []):
-        if _passable(g, line, start_sec, other, movers, strict):
-            qx, qy = mid[line]
-            graph.add_edge("start", (line, other), weight=float(np.hypot(qx - sx, qy - sy)), sector=start_sec)
     graph.graph["mid"] = mid
     graph.graph["portals"] = portals
     graph.graph["strict"] = strict
+    graph.graph["movers"] = movers
+    set_start(graph, g, *g.start[:2])
     return graph
+
+
+def set_start(graph: nx.DiGraph, g: MapGeometry, x: float, y: float) -> None:
+    """Make (x, y) the graph's "start" node, linked to the portals of the sector it lies in."""
+    if "start" in graph:
+        graph.remove_node("start")
+    sec = g.sector_at(x, y)
+    graph.add_node("start", pos=(x, y), sector=sec)
+    mid = graph.graph["mid"]
+    for line, other in graph.graph["portals"].get(sec, []):
+        if _passable(g, line, sec, other, graph.graph["movers"], graph.graph["strict"]):
+            qx, qy = mid[line]
+            graph.add_edge("start", (line, other), weight=float(np.hypot(qx - x, qy - y)), sector=sec)
 
 
 def find_route(g: MapGeometry, graph: nx.DiGraph | None = None) -> Route | None:
@@ -155,6 +214,7 @@ def _shortest_route(g: MapGeometry, graph: nx.DiGraph) -> Route | None:
     portals: dict[int, list[tuple[int, int]]] = graph.graph["portals"]
     mid = graph.graph["mid"]
     start_sec = graph.nodes["start"]["sector"]
+    sx, sy = graph.nodes["start"]["pos"]
     for exit_line in g.exit_lines:
         ex, ey = g.line_midpoint(exit_line)
         sides = {int(s) for s in (g.line_front[exit_line], g.line_back[exit_line]) if s >= 0}
@@ -166,7 +226,6 @@ def _shortest_route(g: MapGeometry, graph: nx.DiGraph) -> Route | None:
                     qx, qy = mid[line]
                     graph.add_edge(node, "exit", weight=float(np.hypot(ex - qx, ey - qy)), sector=sec)
             if sec == start_sec:
-                sx, sy, _ = g.start
                 graph.add_edge("start", "exit", weight=float(np.hypot(ex - sx, ey - sy)), sector=sec)
         try:
             path = nx.dijkstra_path(graph, "start", "exit")
@@ -174,7 +233,7 @@ def _shortest_route(g: MapGeometry, graph: nx.DiGraph) -> Route | None:
             graph.remove_node("exit")
             continue
         sectors = [graph.edges[a, b]["sector"] for a, b in itertools.pairwise(path)]
-        points = [g.start[:2]] + [mid[n[0]] for n in path[1:-1]] + [(ex, ey)]
+        points = [(sx, sy)] + [mid[n[0]] for n in path[1:-1]] + [(ex, ey)]
         length = float(sum(graph.edges[a, b]["weight"] for a, b in itertools.pairwise(path)))
         keys = tuple(dict.fromkeys(g.doors[s].key for s in sectors if s in g.doors and g.doors[s].key))
         graph.remove_node("exit")

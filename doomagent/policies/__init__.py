@@ -1,5 +1,6 @@
 """Scripted policies that need no model: useful as demos, baselines and test drivers."""
 
+from doomagent.policies.reference import ReferenceNavigator
 from doomagent.policies.route import RouteFollower
 
-__all__ = ["RouteFollower"]
+__all__ = ["ReferenceNavigator", "RouteFollower"]

@@ -12,20 +12,31 @@ from doomagent.errors import ConfigError
 
 TURN_TOLERANCE = 14.0  # degrees off the waypoint at which the policy walks instead of turning
 REACHED = 40.0  # map units at which a waypoint counts as reached
+LOOK_AHEAD = 3  # route points beyond the next one that may be walked to directly when in clear view
+NO_PROGRESS = 25  # decisions without getting closer before backing off and replanning
+
+
+def _door_points(room_map: RoomMap, route: Route) -> frozenset[int]:
+    g = room_map.geometry
+    return frozenset(
+        i + 1
+        for i, line in enumerate(route.lines[:-1])
+        if g.line_front[line] in g.doors or g.line_back[line] in g.doors
+    )
 
 
 @dataclass
 class RouteFollower:
-    """Turn toward the next route point and walk; press USE at doors and at the exit.
+    """Turn toward the route and walk; press USE at doors and at the exit; replan after detours.
 
-    Monsters in view and within `fight_range` are turned to and shot first. No keys are
-    fetched: this is a demo and a test driver, not the reference navigator.
+    Navigation only: no fighting (see ReferenceNavigator), no keys.
     """
 
+    room_map: RoomMap
     route: Route
     door_points: frozenset[int] = frozenset()  # indices of route points that sit on door lines
-    fight_range: float = 900.0
     index: int = 1
+    replans: int = 0
     _last_progress: tuple[float, int] = (math.inf, 0)
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
@@ -39,13 +50,26 @@ class RouteFollower:
                 f"map {room_map.geometry.name} has no walkable route to an exit",
                 hint="pick a map with an exit line reachable from the start",
             )
-        g = room_map.geometry
-        doors = {
-            i + 1
-            for i, line in enumerate(route.lines[:-1])
-            if g.line_front[line] in g.doors or g.line_back[line] in g.doors
-        }
-        return cls(route, frozenset(doors))
+        return cls(room_map, route, _door_points(room_map, route))
+
+    def replan(self, x: float, y: float) -> None:
+        """Route afresh from (x, y): after a fight, a push or a wrong turn."""
+        route = self.room_map.route_from(x, y)
+        if route is not None:
+            self.route, self.door_points, self.index = route, _door_points(self.room_map, route), 1
+            self.replans += 1
+
+    def _target(self, here: tuple[float, float]) -> int:
+        """Return the furthest route point ahead that is in clear view, stopping at doors."""
+        best = self.index
+        last = min(self.index + LOOK_AHEAD, len(self.route.points) - 1)
+        for k in range(self.index + 1, last + 1):
+            if best in self.door_points:
+                break
+            if not self.room_map.clear_path(here, self.route.points[k]):
+                break
+            best = k
+        return best
 
     def act(self, obs: Observation) -> Action:
         """Return the next action for this observation."""
@@ -54,32 +78,23 @@ class RouteFollower:
         points = self.route.points
         while self.index < len(points) - 1 and math.dist((x, y), points[self.index]) < REACHED:
             self.index += 1
-        tx, ty = points[self.index]
-        dist = math.dist((x, y), (tx, ty))
-        # Corpses keep their monster class; a lying body is much wider than tall.
-        target = min(
-            (o for o in obs.objects if o.is_enemy and o.distance < self.fight_range and o.box[3] >= 0.8 * o.box[2]),
-            key=lambda o: abs(o.bearing),
-            default=None,
-        )
-        if target is not None and obs.hud.weapon_ammo > 0:
-            if abs(target.bearing) <= 6.0:
-                return Action.FIRE
-            return Action.LEFT if target.bearing > 0 else Action.RIGHT
         if self._unstick:
             return self._unstick.pop()
+        if not self.room_map.clear_path((x, y), points[self.index]) and self.index not in self.door_points:
+            self.replan(x, y)
+            points = self.route.points
+        target = self._target((x, y))
+        tx, ty = points[target]
+        dist = math.dist((x, y), points[self.index])
         best, since = self._last_progress
         if dist < best - 8:
             self._last_progress = (dist, self._decisions)
-        elif self._decisions - since > 25:
-            # No progress: a closed door, a corner or a ledge. Push, back off and sidestep.
-            self._last_progress = (dist, self._decisions)
-            self._unstick = (
-                [Action.UP] * 4
-                + [Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT] * 4
-                + [Action.DOWN] * 2
-                + [Action.USE]
-            )
+        elif self._decisions - since > NO_PROGRESS:
+            # No progress: a closed door, a corner or a ledge. Push, back off, sidestep, replan.
+            self._last_progress = (math.inf, self._decisions)
+            side = Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT
+            self._unstick = [Action.USE, *[Action.UP] * 4, *[side] * 4, *[Action.DOWN] * 2, Action.USE]
+            self.replan(x, y)
         heading = math.degrees(math.atan2(ty - y, tx - x))
         off = (heading - obs.angle + 180.0) % 360.0 - 180.0
         if abs(off) > TURN_TOLERANCE:
