@@ -40,24 +40,22 @@ def models() -> dict[str, ScriptedModel]:
     }
 
 
-def graph_rate(recipe_name: str, frames: int) -> float:
-    """Return decisions/s of the whole graph over one trial."""
+def graph_rate(recipe_name: str, frames: int) -> tuple[float, int]:
+    """Return decisions/s of the whole graph over one trial, and the decisions it made."""
     recipe, _ = load_recipe(recipe_name, max_frames=frames, overrides=["env.stuck_frames=1000000000"])
     start = time.perf_counter()
     result = run_trial(recipe, models=models())
-    return result.decisions / (time.perf_counter() - start)
+    return result.decisions / (time.perf_counter() - start), result.decisions
 
 
-def env_rate(recipe_name: str, frames: int) -> float:
-    """Return decisions/s of DoomEnv.step alone with the same settings and actions."""
+def env_rate(recipe_name: str, frames: int, decisions: int) -> float:
+    """Return decisions/s of DoomEnv.step alone: same settings, same actions, same number of decisions."""
     recipe, _ = load_recipe(recipe_name, max_frames=frames, overrides=["env.stuck_frames=1000000000"])
     start = time.perf_counter()
     env = DoomEnv(recipe.env)
     env.reset(seed=0)
-    decisions = 0
-    while True:
-        *_, terminated, truncated, _ = env.step(MOVES[decisions % len(MOVES)].split("\n")[0][8:])
-        decisions += 1
+    for i in range(decisions):
+        *_, terminated, truncated, _ = env.step(MOVES[i % len(MOVES)].split("\n")[0].removeprefix("ACTION: "))
         if terminated or truncated:
             break
     env.close()
@@ -74,10 +72,11 @@ def main() -> None:
     graph_rate(args.recipe, 20)  # warm imports and caches
     envs, graphs = [], []
     for _ in range(args.rounds):
-        envs.append(env_rate(args.recipe, args.frames))
-        graphs.append(graph_rate(args.recipe, args.frames))
+        rate, decisions = graph_rate(args.recipe, args.frames)
+        graphs.append(rate)
+        envs.append(env_rate(args.recipe, args.frames, decisions))
     env, graph = max(envs), max(graphs)
-    print(f"recipe {args.recipe}, {args.frames} frames per trial, best of {args.rounds}")
+    print(f"recipe {args.recipe}, up to {args.frames} frames per trial ({decisions} decisions), best of {args.rounds}")
     print(f"DoomEnv.step alone : {env:8.1f} decisions/s  ({', '.join(f'{r:.1f}' for r in envs)})")
     print(f"full graph         : {graph:8.1f} decisions/s  ({', '.join(f'{r:.1f}' for r in graphs)})")
     print(f"ratio graph/env    : {graph / env:8.3f}  (target >= 0.5)")
