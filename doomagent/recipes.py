@@ -13,7 +13,7 @@ from doomagent.env.config import EnvConfig
 from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
 
-Strategy = Literal["naive", "walkthrough", "plan", "k-levels"]
+Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
 REPO_RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
 
@@ -64,7 +64,7 @@ class Recipe(BaseModel):
     name: str
     description: str = ""
     strategy: Strategy
-    roles: Roles
+    roles: Roles | None = Field(None, description="models per role; the reference strategy plays none")
     env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
     walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
     context_tokens: int = Field(32768, ge=1024, description="history is clipped to fit this context")
@@ -86,6 +86,10 @@ class Recipe(BaseModel):
 
     @model_validator(mode="after")
     def _check_strategy(self) -> Recipe:
+        if self.strategy == "reference":
+            return self
+        if self.roles is None:
+            raise ValueError(f"strategy {self.strategy!r} needs roles (vision and agent at least)")
         if self.strategy in ("plan", "k-levels") and self.roles.planner is None:
             raise ValueError(f"strategy {self.strategy!r} needs roles.planner")
         if self.strategy == "k-levels" and self.roles.experts is None:
@@ -115,6 +119,11 @@ class Recipe(BaseModel):
                 f"walkthrough {self.walkthrough!r} not found", hint=f"give a file path, or a shipped name: {names}"
             )
         return path.read_text().strip()
+
+    @property
+    def agent_model(self) -> str:
+        """Return the Agent's model string, or the strategy's name when no model plays."""
+        return self.roles.agent.model if self.roles is not None else self.strategy
 
     def public_dict(self) -> dict[str, Any]:
         """Return the recipe as plain data, for the run folder (keys are only ever env-var names)."""
@@ -167,7 +176,7 @@ def load_recipe(
         raise ConfigError(f"recipe {path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"recipe {path} must be a mapping of keys to values")
-    roles = data.setdefault("roles", {})
+    roles = data.get("roles") or {}
     if not isinstance(roles, dict):
         raise ConfigError(f"recipe {path}: roles must be a mapping")
     if model:

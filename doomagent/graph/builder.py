@@ -42,6 +42,8 @@ class GraphBuilder:
         """Return the paper's graph for a recipe: vision, [planner], [experts], agent, wait, act."""
         from doomagent import nodes
 
+        if recipe.strategy == "reference" or recipe.roles is None:
+            return cls([Step("navigator", nodes.navigator), Step("act", nodes.act)])
         steps = [Step("vision", nodes.vision)]
         if recipe.roles.planner is not None and recipe.strategy in ("plan", "k-levels"):
             steps.append(

@@ -24,6 +24,7 @@ class RunContext:
     prompts_dir: Path | None = None
     observation: Observation | None = None  # the latest screen and HUD; kept out of graph state
     allowed: frozenset[Action] = field(default_factory=lambda: frozenset(Action))
+    scratch: dict[str, object] = field(default_factory=dict)  # per-trial objects of custom nodes
 
     def model(self, role: str) -> Model:
         """Return the model playing `role`."""

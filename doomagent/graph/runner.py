@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,12 @@ class TrialResult:
     room_frames: dict[str, int]
     usage: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
+    seed: int = 0
+    recipe: str = ""
+    model: str = ""
+    final_position: tuple[float, float] = (0.0, 0.0)
+    path_length: float = 0.0
+    env: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Return JSON-ready data."""
@@ -60,19 +67,27 @@ class TrialResult:
         }
         return {
             "trial": self.trial,
+            "recipe": self.recipe,
+            "model": self.model,
+            "seed": self.seed,
             "outcome": self.outcome,
             "frames": self.frames,
             "decisions": self.decisions,
             "waits": self.waits,
             "rooms_entered": [{"frame": f, "room": r} for f, r in self.rooms_entered],
             "room_frames": self.room_frames,
+            "final_position": [round(v, 2) for v in self.final_position],
+            "path_length": round(self.path_length, 2),
             "usage": self.usage,
             "totals": totals,
+            "env": self.env,
         }
 
 
 def build_models(recipe: Recipe) -> dict[str, Model]:
     """Return one model per role the recipe plays."""
+    if recipe.roles is None:
+        return {}
     return {
         role: make_model(getattr(recipe.roles, role)) for role in ROLE_NAMES if getattr(recipe.roles, role) is not None
     }
@@ -105,9 +120,9 @@ def run_trial(
         allowed=recipe.allowed_actions,
         prompts_dir=recipe.prompts_dir,
     )
-    obs, _info = env.reset(
-        seed=trial if seed is None else seed, options={"record": out / "episode.lmp"} if out is not None else None
-    )
+    seed = trial if seed is None else seed
+    obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
+    path_length = 0.0
     ctx.observation = obs
     state: DoomState = {
         "frame": 0,
@@ -131,7 +146,10 @@ def run_trial(
         for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
             for node, update in chunk.items():
                 if update:
+                    before = state.get("position")
                     merge_update(state, update)
+                    if node == "act" and before is not None:
+                        path_length += math.dist(before[:2], state["position"][:2])
                 if node == "act" and on_progress is not None:
                     usage = state.get("usage", {})
                     on_progress(
@@ -163,6 +181,12 @@ def run_trial(
             dict(env.tracker.frames),
             state.get("usage", {}),
             out,
+            seed=seed,
+            recipe=recipe.name,
+            model=recipe.agent_model,
+            final_position=tuple(state.get("position", (0.0, 0.0))[:2]),  # type: ignore[arg-type]
+            path_length=path_length,
+            env=recipe.env.model_dump(mode="json"),
         )
         env.close()  # finishes the demo file
         log.close()
