@@ -25,6 +25,8 @@ class RunLog:
         self._lock = threading.Lock()  # Experts log from several threads at once
         if folder is not None:
             (folder / "prompts").mkdir(parents=True, exist_ok=True)
+            for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
+                (folder / name).touch()
 
     def _write(self, name: str, record: dict[str, Any]) -> None:
         if self.folder is None:

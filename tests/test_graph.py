@@ -83,7 +83,8 @@ def test_every_shipped_recipe_runs_a_few_decisions(path, tmp_path):
     recipe, folder = load_recipe(path, model="test:1", vision_model="test:2", max_frames=10)
     result = run_trial(recipe, out=tmp_path, recipe_dir=folder)
     assert result.decisions == 5
-    assert (tmp_path / "calls.jsonl").read_text().count("\n") >= 10
+    calls = (tmp_path / "calls.jsonl").read_text().count("\n")
+    assert calls == 0 if recipe.strategy == "reference" else calls >= 10
     assert (tmp_path / "summary.json").is_file() and (tmp_path / "episode.lmp").is_file()
 
 
