@@ -180,6 +180,74 @@ def run(
     out.print(f"wrote {folder}")
 
 
+@app.command("eval")
+def eval_cmd(
+    recipes: Annotated[list[str], typer.Argument(help="recipes: shipped names or YAML paths")],
+    trials: Annotated[int, typer.Option(min=1, help="trials per recipe (the paper ran 10)")] = 10,
+    workers: Annotated[int | None, typer.Option(min=1, help="worker processes (default: CPU count)")] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="eval folder; rerunning resumes it")] = Path("runs/eval"),
+    model: Annotated[str | None, typer.Option(help="LiteLLM model for planner, experts and agent")] = None,
+    vision_model: Annotated[str | None, typer.Option("--vision-model", help="LiteLLM model for vision")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE override for every recipe")] = None,
+    max_frames: Annotated[int | None, typer.Option("--max-frames", min=2, help="frame cap per trial")] = None,
+    seed: Annotated[int, typer.Option(help="seed of trial 0; trial i uses seed + i")] = 0,
+) -> None:
+    """Play trials of recipes in parallel worker processes; rerun the same command to resume."""
+    import os
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doomagent.eval import plan_jobs, run_jobs
+    from doomagent.graph import build_models
+    from doomagent.recipes import load_recipe
+
+    try:
+        loaded = []
+        for name in recipes:
+            recipe, folder = load_recipe(
+                name, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
+            )
+            recipe.walkthrough_text(folder)
+            build_models(recipe)  # a missing key fails here, before any worker starts
+            loaded.append((recipe, folder))
+        jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
+    except DoomAgentError as exc:
+        _fail(exc)
+    total = len(jobs) + done
+    out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir}")
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=20),
+        TextColumn("{task.completed:.0f}/{task.total:.0f}"),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=out) as bar:
+        overall = bar.add_task("[bold]all trials", total=total, completed=done, info="")
+        running: dict[tuple[str, int], object] = {}
+
+        def on_event(e):  # type: ignore[no-untyped-def]
+            key = (e.group, e.trial)
+            if e.kind == "start":
+                running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames, info="")
+            elif e.kind == "step" and key in running:
+                bar.update(running[key], completed=e.frame, info=e.info)  # type: ignore[arg-type]
+            elif e.kind == "end":
+                if key in running:
+                    bar.remove_task(running.pop(key))  # type: ignore[arg-type]
+                bar.advance(overall)
+                bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
+
+        try:
+            run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
+        except KeyboardInterrupt:
+            err.print("[yellow]stopped[/]: finished trials are kept; run the same command to resume")
+            raise typer.Exit(130) from None
+        except DoomAgentError as exc:
+            _fail(exc)
+    out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
+
+
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
     try:

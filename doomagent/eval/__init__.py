@@ -1,0 +1,22 @@
+"""Evaluation: trials in parallel, metrics from the room track, reports, replays."""
+
+from __future__ import annotations
+
+from doomagent.eval.metrics import LAMBDA, RoomCell, Summary, TrialRecord, pmat_table, room_frames, summarize
+from doomagent.eval.runner import Event, Job, group_name, is_finished, plan_jobs, run_jobs
+
+__all__ = [
+    "LAMBDA",
+    "Event",
+    "Job",
+    "RoomCell",
+    "Summary",
+    "TrialRecord",
+    "group_name",
+    "is_finished",
+    "plan_jobs",
+    "pmat_table",
+    "room_frames",
+    "run_jobs",
+    "summarize",
+]

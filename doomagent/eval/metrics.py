@@ -1,0 +1,182 @@
+"""PMAT and D-PMAT per room (the paper's equations 1-2), outcome rates, DTS, SPL and usage per role,
+all computed from trial records: the per-frame room track that the environment wrote."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+LAMBDA = 1000.0  # the paper's death weight: the timeout, in frames
+DeathScope = Literal["room", "trial"]
+Backtrack = Literal["last_entered", "furthest"]
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """What metrics need of one trial."""
+
+    outcome: str  # exit, death, stuck, max_frames, budget, interrupted
+    frames: int
+    entries: tuple[tuple[int, str], ...]  # (frame, room) each time the player entered a room
+    path_length: float = 0.0
+    distance_to_exit: float | None = None  # along the walkable route, from where the trial ended
+    decisions: int = 0
+    waits: int = 0
+    usage: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @classmethod
+    def from_summary(cls, summary: dict[str, Any], *, distance_to_exit: float | None = None) -> TrialRecord:
+        """Return a record from a trial's summary.json."""
+        return cls(
+            outcome=summary["outcome"],
+            frames=int(summary["frames"]),
+            entries=tuple((int(e["frame"]), str(e["room"])) for e in summary.get("rooms_entered", [])),
+            path_length=float(summary.get("path_length", 0.0)),
+            distance_to_exit=distance_to_exit,
+            decisions=int(summary.get("decisions", 0)),
+            waits=int(summary.get("waits", 0)),
+            usage=summary.get("usage", {}),
+        )
+
+
+def room_frames(
+    entries: Sequence[tuple[int, str]], end: int, *, order: Sequence[str] = (), backtrack: Backtrack = "last_entered"
+) -> dict[str, int]:
+    """Return frames per room from the entry track: each stretch counts to the room last entered
+    (the paper's rule), or with backtrack="furthest" to the furthest room (by `order`) entered so far."""
+    out: dict[str, int] = {}
+    rank = {room: i for i, room in enumerate(order)}
+    furthest: str | None = None
+    for (start, room), (stop, _) in zip(entries, [*entries[1:], (end, "")], strict=True):
+        if backtrack == "furthest":
+            if furthest is None or rank.get(room, -1) > rank.get(furthest, -1):
+                furthest = room
+            room = furthest
+        out[room] = out.get(room, 0) + max(0, stop - start)
+    return out
+
+
+def last_room(entries: Sequence[tuple[int, str]]) -> str | None:
+    """Return the room the trial ended in."""
+    return entries[-1][1] if entries else None
+
+
+@dataclass(frozen=True)
+class RoomCell:
+    """One room's PMAT and D-PMAT over a set of trials; None means no trial visited it (∞)."""
+
+    pmat: float | None
+    dpmat: float | None
+    visits: int
+
+    def text(self) -> str:
+        """Return the cell as the paper prints it: `PMAT/D-PMAT`, or ∞."""
+        if self.pmat is None or self.dpmat is None:
+            return "∞"
+        return f"{self.pmat:.0f}/{self.dpmat:.0f}"
+
+
+def pmat_table(
+    trials: Sequence[TrialRecord],
+    rooms: Sequence[str],
+    *,
+    lam: float = LAMBDA,
+    death_scope: DeathScope = "room",
+    backtrack: Backtrack = "last_entered",
+) -> dict[str, RoomCell]:
+    """Return PMAT and D-PMAT for each room over the trials that visited it.
+
+    PMAT_X is the mean of frames spent in X; D-PMAT_X adds `lam` for each trial whose death counts
+    against X: with death_scope="room", a trial that died while in X (this reproduces the paper's
+    Table 1); with "trial", any trial that died (equation 2 read literally).
+    """
+    table: dict[str, RoomCell] = {}
+    per_trial = [room_frames(t.entries, t.frames, order=rooms, backtrack=backtrack) for t in trials]
+    for room in rooms:
+        spent, weighted = [], []
+        for t, frames in zip(trials, per_trial, strict=True):
+            if room not in {r for _, r in t.entries}:
+                continue
+            died = t.outcome == "death" and (death_scope == "trial" or last_room(t.entries) == room)
+            spent.append(frames.get(room, 0))
+            weighted.append(frames.get(room, 0) + (lam if died else 0.0))
+        if spent:
+            table[room] = RoomCell(sum(spent) / len(spent), sum(weighted) / len(weighted), len(spent))
+        else:
+            table[room] = RoomCell(None, None, 0)
+    return table
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Outcome rates and efficiency over a set of trials."""
+
+    trials: int
+    deaths: float  # fraction
+    timeouts: float  # stuck, fraction
+    finishes: int
+    rooms_reached: float  # mean number of the given rooms entered
+    dts: float | None  # mean distance to the exit at the end, map units
+    spl: float  # success weighted by path length
+    wait_rate: float  # WAIT fallbacks per decision
+    mean_frames: float
+
+
+def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_length: float) -> Summary:
+    """Return deaths %, timeouts %, finishes, rooms reached, DTS and SPL over the trials."""
+    n = len(trials)
+    if n == 0:
+        return Summary(0, 0.0, 0.0, 0, 0.0, None, 0.0, 0.0, 0.0)
+    wanted = set(rooms)
+    dts = [t.distance_to_exit for t in trials if t.distance_to_exit is not None]
+    spl = sum(
+        route_length / max(t.path_length, route_length) if t.outcome == "exit" and route_length > 0 else 0.0
+        for t in trials
+    )
+    decisions = sum(t.decisions for t in trials)
+    return Summary(
+        trials=n,
+        deaths=sum(t.outcome == "death" for t in trials) / n,
+        timeouts=sum(t.outcome == "stuck" for t in trials) / n,
+        finishes=sum(t.outcome == "exit" for t in trials),
+        rooms_reached=sum(len(wanted & {r for _, r in t.entries}) for t in trials) / n,
+        dts=sum(dts) / len(dts) if dts else None,
+        spl=spl / n,
+        wait_rate=sum(t.waits for t in trials) / decisions if decisions else 0.0,
+        mean_frames=sum(t.frames for t in trials) / n,
+    )
+
+
+@dataclass(frozen=True)
+class RoleUsage:
+    """Model use of one role over a set of trials."""
+
+    calls: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    mean_latency_s: float
+
+
+def usage_by_role(trials: Iterable[TrialRecord]) -> dict[str, RoleUsage]:
+    """Return calls, tokens, cost and mean latency per role."""
+    totals: dict[str, dict[str, float]] = {}
+    for t in trials:
+        for role, u in t.usage.items():
+            slot = totals.setdefault(role, {})
+            for key, value in u.items():
+                slot[key] = slot.get(key, 0.0) + float(value or 0)
+    return {
+        role: RoleUsage(
+            calls=int(u.get("calls", 0)),
+            errors=int(u.get("errors", 0)),
+            input_tokens=int(u.get("input_tokens", 0)),
+            output_tokens=int(u.get("output_tokens", 0)),
+            cost=u.get("cost", 0.0),
+            mean_latency_s=u.get("latency_s", 0.0) / u["calls"] if u.get("calls") else math.nan,
+        )
+        for role, u in sorted(totals.items())
+    }

@@ -1,0 +1,149 @@
+"""Run many trials of many recipes in worker processes, resumably: finished trials are kept."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import queue
+import re
+import shutil
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from doomagent.errors import ConfigError
+from doomagent.recipes import Recipe
+
+DONE_OUTCOMES = frozenset({"exit", "death", "stuck", "max_frames", "budget"})
+
+
+@dataclass(frozen=True)
+class Job:
+    """One trial to play."""
+
+    group: str  # folder name of the recipe x model
+    recipe: dict[str, Any]  # the resolved recipe, as data (pickles across processes)
+    recipe_dir: str | None
+    folder: str
+    trial: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Event:
+    """A worker's news: a trial started, made a decision, or ended."""
+
+    kind: str  # start, step, end, error
+    group: str
+    trial: int
+    frame: int = 0
+    max_frames: int | None = None
+    info: str = ""
+
+
+def group_name(recipe: Recipe) -> str:
+    """Return the folder name of a recipe x model: `plan__gpt-4o`."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", recipe.agent_model).strip("-")
+    return recipe.name if slug in ("", recipe.strategy) else f"{recipe.name}__{slug}"
+
+
+def is_finished(folder: Path) -> bool:
+    """Return True if a trial folder holds a complete summary."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return False
+    return summary.get("outcome") in DONE_OUTCOMES
+
+
+def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Path, seed: int) -> tuple[list[Job], int]:
+    """Return the trials still to play (unfinished ones are cleared) and how many are already done."""
+    jobs: list[Job] = []
+    done = 0
+    for recipe, recipe_dir in recipes:
+        group = group_name(recipe)
+        folder = out / group
+        folder.mkdir(parents=True, exist_ok=True)
+        data = recipe.public_dict()
+        saved = folder / "recipe.json"
+        if saved.exists():
+            if json.loads(saved.read_text()) != json.loads(json.dumps(data)):
+                raise ConfigError(
+                    f"{folder} holds trials of a different {recipe.name} recipe",
+                    hint="pick another --out, or delete that folder to start over",
+                )
+        else:
+            from doomagent.episode import write_json
+
+            write_json(saved, data)
+        for i in range(trials):
+            trial_dir = folder / f"trial-{i:03d}"
+            if is_finished(trial_dir):
+                done += 1
+                continue
+            if trial_dir.exists():
+                shutil.rmtree(trial_dir)  # a killed or interrupted trial starts over
+            jobs.append(Job(group, data, str(recipe_dir) if recipe_dir else None, str(trial_dir), i, seed + i))
+    return jobs, done
+
+
+def _play(job: Job, events: Any, parent: int) -> dict[str, Any]:
+    """Play one trial in a worker process; return its summary."""
+    from doomagent.graph import run_trial
+
+    recipe = Recipe.model_validate(job.recipe)
+    events.put(Event("start", job.group, job.trial, 0, recipe.env.max_frames))
+
+    def progress(p: Any) -> None:
+        if os.getppid() != parent:  # the eval was killed: stop rather than write on as an orphan
+            os._exit(3)
+        if p.frame % 20 == 0:
+            info = f"{p.room or '-'} hp {p.health} {p.action}"
+            events.put(Event("step", job.group, job.trial, p.frame, recipe.env.max_frames, info))
+
+    result = run_trial(
+        recipe,
+        trial=job.trial,
+        seed=job.seed,
+        out=Path(job.folder),
+        recipe_dir=Path(job.recipe_dir) if job.recipe_dir else None,
+        on_progress=progress,
+    )
+    events.put(Event("end", job.group, job.trial, result.frames, recipe.env.max_frames, result.outcome))
+    return result.as_dict()
+
+
+def run_jobs(jobs: list[Job], *, workers: int, on_event: Callable[[Event], None] | None = None) -> list[dict[str, Any]]:
+    """Play the jobs on `workers` processes; return their summaries as they finish."""
+    if not jobs:
+        return []
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: no engine state is forked
+    with ctx.Manager() as manager:
+        events = manager.Queue()
+        results: list[dict[str, Any]] = []
+        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx) as pool:
+            pending: set[Future[dict[str, Any]]] = {pool.submit(_play, job, events, os.getpid()) for job in jobs}
+            try:
+                while pending:
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    _drain(events, on_event)
+                    for future in finished:
+                        results.append(future.result())
+                _drain(events, on_event)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+        return results
+
+
+def _drain(events: Any, on_event: Callable[[Event], None] | None) -> None:
+    while True:
+        try:
+            event = events.get_nowait()
+        except (queue.Empty, EOFError, OSError):
+            return
+        if on_event is not None:
+            on_event(event)

@@ -1,0 +1,77 @@
+"""Metrics on synthetic room tracks, every expected figure worked out by hand here."""
+
+import math
+
+import pytest
+
+from doomagent.eval.metrics import TrialRecord, pmat_table, room_frames, summarize, usage_by_role
+
+ROOMS = ["A", "B", "C", "D"]
+
+
+def trial(outcome, frames, *entries, path=0.0, dts=None, decisions=0, waits=0, usage=None):
+    return TrialRecord(outcome, frames, tuple(entries), path, dts, decisions, waits, usage or {})
+
+
+def test_room_frames_last_entered_and_furthest():
+    entries = [(0, "A"), (100, "B"), (150, "A"), (170, "B"), (200, "C")]
+    # A: 0-100 + 150-170 = 120; B: 100-150 + 170-200 = 80; C: 200-260 = 60
+    assert room_frames(entries, 260) == {"A": 120, "B": 80, "C": 60}
+    # furthest: A 0-100; B 100-200 (backtrack to A still counts to B); C 200-260
+    assert room_frames(entries, 260, order=ROOMS, backtrack="furthest") == {"A": 100, "B": 100, "C": 60}
+
+
+def test_pmat_and_dpmat_by_hand():
+    trials = [
+        trial("death", 300, (0, "A"), (100, "B")),  # A 100, B 200, died in B
+        trial("stuck", 1500, (0, "A")),  # A 1500
+        trial("exit", 400, (0, "A"), (50, "B"), (200, "C"), (350, "D")),  # A 50, B 150, C 150, D 50
+    ]
+    table = pmat_table(trials, ROOMS)
+    assert table["A"].pmat == pytest.approx((100 + 1500 + 50) / 3)  # 550
+    assert table["A"].dpmat == pytest.approx(550)  # nobody died in A
+    assert table["B"].pmat == pytest.approx((200 + 150) / 2)  # 175
+    assert table["B"].dpmat == pytest.approx((200 + 1000 + 150) / 2)  # 675
+    assert table["C"].text() == "150/150" and table["D"].text() == "50/50"
+    assert table["B"].visits == 2
+
+
+def test_death_scope_trial_charges_every_room_of_a_dead_trial():
+    trials = [trial("death", 300, (0, "A"), (100, "B")), trial("exit", 200, (0, "A"), (120, "B"))]
+    table = pmat_table(trials, ROOMS, death_scope="trial", lam=500)
+    assert table["A"].dpmat == pytest.approx((100 + 500 + 120) / 2)  # 360
+    assert table["B"].dpmat == pytest.approx((200 + 500 + 80) / 2)  # 390
+
+
+def test_unvisited_rooms_are_infinite():
+    table = pmat_table([trial("stuck", 1000, (0, "A"))], ROOMS)
+    assert table["C"].pmat is None and table["C"].text() == "∞" and table["C"].visits == 0
+
+
+def test_summary_rates_dts_and_spl():
+    trials = [
+        trial("death", 300, (0, "A"), (100, "B"), path=900, dts=2000, decisions=150, waits=15),
+        trial("stuck", 1500, (0, "A"), path=400, dts=3000, decisions=750, waits=0),
+        trial("exit", 400, (0, "A"), (50, "B"), (200, "C"), (350, "D"), path=4000, dts=0, decisions=200, waits=5),
+        trial("exit", 380, (0, "A"), (50, "B"), (200, "C"), (350, "D"), path=3000, dts=0, decisions=190, waits=0),
+    ]
+    s = summarize(trials, ROOMS, route_length=3000)
+    assert s.trials == 4 and s.deaths == 0.25 and s.timeouts == 0.25 and s.finishes == 2
+    assert s.rooms_reached == pytest.approx((2 + 1 + 4 + 4) / 4)
+    assert s.dts == pytest.approx((2000 + 3000 + 0 + 0) / 4)
+    # SPL: (0 + 0 + 3000/4000 + 3000/3000) / 4
+    assert s.spl == pytest.approx((0.75 + 1.0) / 4)
+    assert s.wait_rate == pytest.approx(20 / 1290)
+
+
+def test_usage_by_role_adds_up():
+    u1 = {"agent": {"calls": 10, "errors": 1, "input_tokens": 100, "output_tokens": 20, "cost": 0.5, "latency_s": 2.0}}
+    u2 = {
+        "agent": {"calls": 30, "errors": 0, "input_tokens": 300, "output_tokens": 60, "cost": 1.5, "latency_s": 6.0},
+        "vision": {"calls": 4, "errors": 0, "input_tokens": 40, "output_tokens": 400, "cost": 0.0, "latency_s": 1.0},
+    }
+    usage = usage_by_role([trial("exit", 1, usage=u1), trial("exit", 1, usage=u2)])
+    assert usage["agent"].calls == 40 and usage["agent"].errors == 1 and usage["agent"].cost == pytest.approx(2.0)
+    assert usage["agent"].mean_latency_s == pytest.approx(0.2)
+    assert usage["vision"].mean_latency_s == pytest.approx(0.25)
+    assert math.isnan(usage_by_role([trial("exit", 1, usage={"x": {"calls": 0}})])["x"].mean_latency_s)
