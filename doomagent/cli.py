@@ -248,6 +248,75 @@ def eval_cmd(
     out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
 
 
+@app.command()
+def report(
+    folders: Annotated[list[Path], typer.Argument(help="eval or run folders")],
+    out_dir: Annotated[Path | None, typer.Option("--out", help="report folder (default: FIRST/report)")] = None,
+    lam: Annotated[float, typer.Option("--lambda", help="D-PMAT death weight in frames")] = 1000.0,
+    death_scope: Annotated[
+        str,
+        typer.Option(
+            help="room: a death counts against the room it happened in "
+            "(matches the paper's Table 1); trial: against every room"
+        ),
+    ] = "room",
+    reference_trials: Annotated[
+        int,
+        typer.Option(min=0, help="reference-navigator trials to run for the ceiling row when none are given (0: none)"),
+    ] = 3,
+) -> None:
+    """Write a Table-1 style Markdown table, an HTML page with trajectories, and metrics.json."""
+    from doomagent.eval.report import find_groups, write_report
+
+    if death_scope not in ("room", "trial"):
+        _fail(ConfigError(f"--death-scope {death_scope!r} is not room or trial"))
+    target = out_dir or folders[0] / "report"
+    try:
+        groups = find_groups(folders)
+        extra: list[Path] = []
+        env = groups[0].env
+        hangar = env.wad is not None and env.wad.stem.lower() in ("doom", "doom1", "doomu") and env.map == "E1M1"
+        if reference_trials and not hangar and not any(g.recipe.get("strategy") == "reference" for g in groups):
+            extra.append(_reference_runs(target / "reference-runs", env, reference_trials))
+        write_report([*folders, *extra], target, lam=lam, death_scope=death_scope)  # type: ignore[arg-type]
+    except DoomAgentError as exc:
+        _fail(exc)
+    out.print(f"wrote {target}/report.md, report.html, trajectories.png, rooms.png, metrics.json")
+
+
+def _reference_runs(folder: Path, env: object, trials: int) -> Path:
+    """Play (or resume) reference-navigator trials on the same map, for the ceiling row."""
+    import os
+
+    from doomagent.eval import plan_jobs, run_jobs
+    from doomagent.recipes import Recipe
+
+    recipe = Recipe(name="reference", strategy="reference", env=env)  # type: ignore[arg-type]
+    jobs, _ = plan_jobs([(recipe, None)], trials=trials, out=folder, seed=0)
+    if jobs:
+        out.print(f"playing {len(jobs)} reference-navigator trials for the ceiling row…")
+        run_jobs(jobs, workers=min(len(jobs), os.cpu_count() or 1))
+    return folder
+
+
+@app.command()
+def replay(
+    trial: Annotated[Path, typer.Argument(help="a trial folder (trial-NNN) of a run or eval")],
+    out_path: Annotated[Path, typer.Option("--out", help="trial.gif or trial.mp4")] = Path("trial.gif"),
+    every: Annotated[int, typer.Option(min=1, help="keep one frame in this many")] = 2,
+    scale: Annotated[float, typer.Option(min=0.1, max=2.0, help="resize factor")] = 0.5,
+    captions: Annotated[bool, typer.Option(help="caption frames with action and reason")] = True,
+) -> None:
+    """Re-render a trial from its demo recording, with no model call."""
+    from doomagent.eval.replay import replay_trial
+
+    try:
+        n = replay_trial(trial, out_path, every=every, captions=captions, scale=scale)
+    except DoomAgentError as exc:
+        _fail(exc)
+    out.print(f"wrote {out_path} ({n} frames)")
+
+
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
     try:

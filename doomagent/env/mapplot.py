@@ -37,13 +37,20 @@ def room_raster(room_map: RoomMap, cells: int = _RASTER) -> tuple[np.ndarray, tu
     return grid, (x0, x1, y0, y1)
 
 
-def draw_map(room_map: RoomMap, ax: Axes, *, show_route: bool = True, show_labels: bool = True) -> None:
-    """Draw the map onto `ax` in map units (y up)."""
+def draw_map(
+    room_map: RoomMap,
+    ax: Axes,
+    *,
+    show_route: bool = True,
+    show_labels: bool = True,
+    raster: tuple[np.ndarray, tuple[float, float, float, float]] | None = None,
+) -> None:
+    """Draw the map onto `ax` in map units (y up); pass `raster` (room_raster's result) to reuse it."""
     import matplotlib.pyplot as plt
     from matplotlib.collections import LineCollection
 
     g = room_map.geometry
-    grid, extent = room_raster(room_map)
+    grid, extent = raster if raster is not None else room_raster(room_map)
     n = len(room_map.rooms)
     cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
     rgba = np.ones((*grid.shape, 4))
@@ -79,7 +86,7 @@ def draw_map(room_map: RoomMap, ax: Axes, *, show_route: bool = True, show_label
     )
     if g.exit_lines:
         ex, ey = g.line_midpoint(g.exit_lines[0])
-        ax.plot(ex, ey, marker="X", ms=11, color="red", mec="black", zorder=6, label="exit")
+        ax.plot(ex, ey, marker="*", ms=17, color="gold", mec="black", zorder=6, label="exit")
     if show_labels:
         gx0, gx1, gy0, gy1 = extent
         rows, cols = grid.shape

@@ -1,0 +1,88 @@
+"""Re-render a trial from its demo recording, with no model call: GIF or MP4, captioned from the step log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from doomagent.env import DoomEnv, EnvConfig
+from doomagent.errors import ConfigError
+
+
+def _captions(trial: Path) -> dict[int, str]:
+    captions: dict[int, str] = {}
+    steps = trial / "steps.jsonl"
+    if steps.exists():
+        for line in steps.read_text().splitlines():
+            if line.strip():
+                s = json.loads(line)
+                reason = f": {s['reason']}" if s.get("reason") else ""
+                captions[int(s["frame"])] = f"{s['frame']:>5}  {s.get('room') or '-'}  {s['action']}{reason}"
+    return captions
+
+
+def _caption(frame: np.ndarray, text: str) -> np.ndarray:
+    from PIL import Image, ImageDraw
+
+    shot = Image.fromarray(frame)
+    img = Image.new("RGB", (shot.width, shot.height + 16))  # a caption band below, the HUD stays visible
+    img.paste(shot)
+    ImageDraw.Draw(img).text((4, shot.height + 2), text[:100], fill=(255, 255, 0))
+    return np.asarray(img)
+
+
+def replay_trial(trial: Path, out: Path, *, every: int = 2, captions: bool = True, scale: float = 0.5) -> int:
+    """Write the trial's replay to `out` (.gif or .mp4); return the number of frames written."""
+    demo = trial / "episode.lmp"
+    summary_file = trial / "summary.json"
+    if not demo.is_file() or not summary_file.is_file():
+        raise ConfigError(
+            f"{trial} is not a trial folder (it needs episode.lmp and summary.json)",
+            hint="point at a trial-NNN folder of a run or eval",
+        )
+    suffix = out.suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise ConfigError(f"cannot write a replay to {out}", hint="end --out with .gif or .mp4")
+    env_data = json.loads(summary_file.read_text()).get("env") or {}
+    config = EnvConfig.model_validate({**env_data, "max_frames": None})
+    texts = _captions(trial) if captions else {}
+    frames: list[np.ndarray] = []
+    caption = ""
+    env = DoomEnv(config)
+    try:
+        for obs in env.replay(demo, every=every):
+            caption = texts.get(obs.frame, caption)
+            image = obs.screen
+            if scale != 1.0:
+                from PIL import Image
+
+                size = (max(1, int(image.shape[1] * scale)), max(1, int(image.shape[0] * scale)))
+                image = np.asarray(Image.fromarray(image).resize(size))
+            frames.append(_caption(image, caption) if captions and caption else image)
+    finally:
+        env.close()
+    if not frames:
+        raise ConfigError(f"the demo in {trial} replayed no frames")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fps = 35 / every
+    if suffix == ".gif":
+        from PIL import Image
+
+        images = [Image.fromarray(f) for f in frames]
+        images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    else:
+        try:
+            import imageio_ffmpeg
+        except ImportError as exc:
+            raise ConfigError(
+                "writing MP4 needs imageio-ffmpeg", hint="pip install 'doomagent[video]', or write a .gif"
+            ) from exc
+        h, w = frames[0].shape[:2]
+        writer = imageio_ffmpeg.write_frames(str(out), (w, h), fps=fps, macro_block_size=1)
+        writer.send(None)
+        for f in frames:
+            writer.send(np.ascontiguousarray(f))
+        writer.close()
+    return len(frames)

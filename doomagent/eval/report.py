@@ -1,0 +1,314 @@
+"""Reports over eval and run folders: a Table-1 style Markdown table, an HTML page with the
+trajectory figure, per-room bars and model use per role, and metrics.json."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from doomagent.env import EnvConfig, MapGeometry
+from doomagent.env.rooms import RoomMap, build_rooms
+from doomagent.errors import ConfigError
+from doomagent.eval.metrics import (
+    LAMBDA,
+    DeathScope,
+    RoomCell,
+    Summary,
+    TrialRecord,
+    pmat_table,
+    summarize,
+    usage_by_role,
+)
+from doomagent.eval.runner import is_finished
+
+# The paper's human row (Table 1), for the original Hangar only.
+HUMAN_ROW = {"A": (78, 78), "B": (108, 108), "C": (158, 158), "D": (104, 104)}
+HANGAR_WADS = ("doom", "doom1", "doomu")
+
+
+@dataclass
+class Trial:
+    """One finished trial on disk."""
+
+    folder: Path
+    summary: dict[str, Any]
+
+    def path(self) -> np.ndarray:
+        """Return the player's path as (N, 2) map points, ending where the trial ended."""
+        points = []
+        steps = self.folder / "steps.jsonl"
+        if steps.exists():
+            for line in steps.read_text().splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    points.append((record["x"], record["y"]))
+        end = self.summary.get("final_position")
+        if end:
+            points.append(tuple(end))
+        return np.array(points, dtype=float).reshape(-1, 2)
+
+
+@dataclass
+class Group:
+    """The trials of one recipe x model."""
+
+    name: str
+    recipe: dict[str, Any]
+    trials: list[Trial] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """Return the row label: recipe (model)."""
+        roles = self.recipe.get("roles") or {}
+        model = (roles.get("agent") or {}).get("model")
+        return f"{self.recipe['name']} ({model})" if model else str(self.recipe["name"])
+
+    @property
+    def env(self) -> EnvConfig:
+        """Return the environment the trials ran in."""
+        return EnvConfig.model_validate(self.recipe.get("env", {}))
+
+
+def find_groups(folders: list[Path]) -> list[Group]:
+    """Return every recipe folder (a recipe.json beside trial-*/summary.json) under the folders."""
+    groups: dict[Path, Group] = {}
+    for root in folders:
+        if not root.exists():
+            raise ConfigError(f"no such folder: {root}", hint="give eval or run folders (with recipe.json)")
+        for recipe_file in sorted([root / "recipe.json", *root.rglob("recipe.json")]):
+            folder = recipe_file.parent
+            if folder in groups or not recipe_file.exists():
+                continue
+            trials = [
+                Trial(t, json.loads((t / "summary.json").read_text()))
+                for t in sorted(folder.glob("trial-*"))
+                if is_finished(t)
+            ]
+            if trials:
+                name = folder.name
+                groups[folder] = Group(name, json.loads(recipe_file.read_text()), trials)
+    if not groups:
+        raise ConfigError(
+            f"no finished trials under {', '.join(map(str, folders))}",
+            hint="run `doomagent eval` or `doomagent run` first",
+        )
+    return list(groups.values())
+
+
+@dataclass
+class Row:
+    """One row of the table."""
+
+    label: str
+    cells: dict[str, RoomCell]
+    summary: Summary | None  # None for the paper's human row
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
+    records = []
+    for t in group.trials:
+        end = t.summary.get("final_position")
+        dts = None
+        if t.summary["outcome"] == "exit":
+            dts = 0.0
+        elif end:
+            route = rooms.route_from(*end)
+            dts = route.length if route is not None else None
+        records.append(TrialRecord.from_summary(t.summary, distance_to_exit=dts))
+    return records
+
+
+def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: DeathScope) -> list[Row]:
+    """Return the table rows: one per group, then the human row where the paper has one."""
+    labels = [r.label for r in rooms.rooms if r.on_route]
+    route_length = rooms.route.length if rooms.route else 0.0
+    rows = []
+    for g in groups:
+        records = _records(g, rooms)
+        rows.append(
+            Row(
+                g.label,
+                pmat_table(records, labels, lam=lam, death_scope=death_scope),
+                summarize(records, labels, route_length=route_length),
+                usage_by_role(records),
+            )
+        )
+    geometry = rooms.geometry
+    if geometry.wad_path.stem.lower() in HANGAR_WADS and geometry.name == "E1M1":
+        cells = {r: RoomCell(*HUMAN_ROW[r], visits=10) if r in HUMAN_ROW else RoomCell(None, None, 0) for r in labels}
+        rows.append(Row("Human (paper)", cells, None))
+    return rows
+
+
+def markdown_table(rows: list[Row], labels: list[str]) -> str:
+    """Return the rows as a Markdown table laid out like the paper's Table 1."""
+    head = ["Prompt", *[f"PMAT_{r} / D-PMAT_{r}" for r in labels], "Deaths", "Timeouts", "Finish", "SPL", "DTS"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        s = row.summary
+        tail = (
+            ["0%", "0%", "Yes", "", ""]
+            if s is None
+            else [
+                f"{s.deaths:.0%}",
+                f"{s.timeouts:.0%}",
+                f"{s.finishes}/{s.trials}",
+                f"{s.spl:.2f}",
+                "" if s.dts is None else f"{s.dts:.0f}",
+            ]
+        )
+        lines.append("| " + " | ".join([row.label, *[row.cells[r].text() for r in labels], *tail]) + " |")
+    return "\n".join(lines)
+
+
+def _figure_png(fig: Any) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+def trajectory_figure(groups: list[Group], rooms: RoomMap) -> Any:
+    """Return the trajectory figure: one panel per group, every trial's path over the map."""
+    from matplotlib.figure import Figure
+
+    from doomagent.env.mapplot import draw_map, room_raster
+
+    raster = room_raster(rooms, cells=500)
+    cols = min(2, len(groups))
+    nrows = math.ceil(len(groups) / cols)
+    x0, y0, x1, y1 = rooms.geometry.bounds
+    aspect = (y1 - y0) / max(x1 - x0, 1)
+    fig = Figure(figsize=(7 * cols, 7 * aspect * nrows + 0.8))
+    for i, group in enumerate(groups):
+        ax = fig.add_subplot(nrows, cols, i + 1)
+        draw_map(rooms, ax, show_route=False, raster=raster)
+        colours = [f"C{k % 10}" for k in range(len(group.trials))]
+        for trial, colour in zip(group.trials, colours, strict=True):
+            path = trial.path()
+            if not len(path):
+                continue
+            ax.plot(path[:, 0], path[:, 1], lw=1.0, color=colour, alpha=0.8, zorder=5)
+            outcome = trial.summary["outcome"]
+            if outcome in ("death", "stuck"):
+                ax.plot(*path[-1], marker="x" if outcome == "death" else "P", ms=11, mew=2.5, color="black", zorder=8)
+        ax.set_title(f"{group.label}: {len(group.trials)} trials  (✖ death, ✚ stuck)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def room_bars(rows: list[Row], labels: list[str]) -> Any:
+    """Return a bar chart of PMAT and D-PMAT per room for each row (∞ cells left out)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(max(6, 1.6 * len(labels) * max(1, len(rows)) / 2), 4))
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(rows))
+    for i, row in enumerate(rows):
+        xs = np.arange(len(labels)) + i * width
+        pmat = [row.cells[r].pmat or 0 for r in labels]
+        dpmat = [row.cells[r].dpmat or 0 for r in labels]
+        ax.bar(xs, dpmat, width, color=f"C{i}", alpha=0.35)
+        ax.bar(xs, pmat, width, color=f"C{i}", label=row.label)
+    ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2, labels)
+    ax.set_ylabel("frames (solid PMAT, pale D-PMAT)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_scope: DeathScope = "room") -> Path:
+    """Write report.md, report.html, trajectories.png, rooms.png and metrics.json to `out`."""
+    groups = find_groups(folders)
+    maps = {(str(g.env.wad), g.env.map) for g in groups}
+    if len(maps) > 1:
+        raise ConfigError(f"the folders hold trials of several maps: {sorted(maps)}", hint="report one map at a time")
+    env = groups[0].env
+    rooms = build_rooms(MapGeometry.load(env.map, env.wad), env.room_profile)
+    labels = [r.label for r in rooms.rooms if r.on_route]
+    rows = build_rows(groups, rooms, lam=lam, death_scope=death_scope)
+    out.mkdir(parents=True, exist_ok=True)
+    table = markdown_table(rows, labels)
+    traj = _figure_png(trajectory_figure(groups, rooms))
+    bars = _figure_png(room_bars([r for r in rows if r.summary is not None], labels))
+    (out / "trajectories.png").write_bytes(traj)
+    (out / "rooms.png").write_bytes(bars)
+    title = f"{rooms.geometry.wad_path.name} {rooms.geometry.name}"
+    notes = (
+        f"PMAT and D-PMAT in frames per room (λ = {lam:g}, deaths charged to the {death_scope}); "
+        "∞: no trial entered the room. Rooms found automatically; route "
+        f"{' → '.join(labels)} ({rooms.route.length if rooms.route else 0:.0f} map units)."
+    )
+    (out / "report.md").write_text(f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n")
+    (out / "report.html").write_text(_html(title, notes, rows, labels, traj, bars))
+    metrics = {
+        "map": title,
+        "rooms": labels,
+        "lambda": lam,
+        "death_scope": death_scope,
+        "rows": [
+            {
+                "label": r.label,
+                "cells": {k: vars(c) for k, c in r.cells.items()},
+                "summary": vars(r.summary) if r.summary else None,
+                "usage": {k: vars(u) for k, u in r.usage.items()},
+            }
+            for r in rows
+        ],
+    }
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str))
+    return out
+
+
+def usage_markdown(rows: list[Row]) -> str:
+    """Return model use per role as a Markdown table."""
+    lines = [
+        "| Row | Role | Calls | Errors | Tokens in | Tokens out | Cost $ | Mean latency s | WAIT rate |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row.summary is None:
+            continue
+        for role, u in row.usage.items():
+            latency = "" if math.isnan(u.mean_latency_s) else f"{u.mean_latency_s:.3f}"
+            lines.append(
+                f"| {row.label} | {role} | {u.calls} | {u.errors} | {u.input_tokens} | {u.output_tokens} | "
+                f"{u.cost:.4f} | {latency} | {row.summary.wait_rate:.1%} |"
+            )
+    return "\n".join(lines)
+
+
+def _html(title: str, notes: str, rows: list[Row], labels: list[str], traj: bytes, bars: bytes) -> str:
+    def table(md: str) -> str:
+        out = ["<table>"]
+        for i, line in enumerate(row for row in md.splitlines() if not row.startswith("|--")):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            tag = "th" if i == 0 else "td"
+            out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
+        return "\n".join([*out, "</table>"])
+
+    def img(raw: bytes, alt: str) -> str:
+        return f'<img alt="{alt}" src="data:image/png;base64,{base64.b64encode(raw).decode()}">'
+
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>doomagent report: {html.escape(title)}</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}}
+table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}
+img{{max-width:100%}}</style></head><body>
+<h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
+<h2>PMAT / D-PMAT per room</h2>{table(markdown_table(rows, labels))}
+<h2>Trajectories</h2>{img(traj, "trajectories")}
+<h2>Per room</h2>{img(bars, "per-room bars")}
+<h2>Model use per role</h2>{table(usage_markdown(rows))}
+</body></html>
+"""
