@@ -24,7 +24,8 @@ def make_model(settings: RoleSettings) -> Model:
         raw = name.partition(":")[2] or "0"
         if not raw.isdigit():
             raise ConfigError(f"model {name!r}: the test model's seed must be a whole number", hint="e.g. test:3")
-        return SeededTestModel(int(raw))
+        latency = float(settings.extra.get("latency", 0.0))  # seconds per call, for benchmarks
+        return SeededTestModel(int(raw), latency=latency)
     return LiteLLMModel(settings)
 
 
