@@ -25,8 +25,9 @@ def room_raster(room_map: RoomMap, cells: int = _RASTER) -> tuple[np.ndarray, tu
     xs = np.arange(x0 + step / 2, x1, step)
     ys = np.arange(y0 + step / 2, y1, step)
     gx, gy = np.meshgrid(xs, ys)
-    sectors = g.sectors_at(gx.ravel(), gy.ravel())
-    inside = g.inside_map(gx.ravel(), gy.ravel(), sectors)
+    px, py = gx.ravel() + 0.37, gy.ravel() + 0.29  # off the lattice that map lines sit on
+    sectors = g.sectors_at(px, py)
+    inside = g.inside_map(px, py, sectors)
     index = {label: i for i, label in enumerate(room_map.labels)}
     lookup = np.full(g.n_sectors, -3, dtype=np.int64)
     for s in g.doors:

@@ -7,11 +7,15 @@ import string
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 
 from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+
+if TYPE_CHECKING:
+    from doomagent.env.navgrid import NavGrid
 from doomagent.errors import ConfigError
 
 MAX_STEP = 24  # highest floor step a player climbs
@@ -63,6 +67,13 @@ class RoomMap:
             graph = self._graphs[strict] = walk_graph(self.geometry, strict=strict)
         set_start(graph, self.geometry, x, y)
         return _shortest_route(self.geometry, graph)
+
+    @cached_property
+    def navgrid(self) -> NavGrid:
+        """Return the map's walkable grid with its distance field to the exit (built on first use)."""
+        from doomagent.env.navgrid import NavGrid
+
+        return NavGrid(self.geometry)
 
     @cached_property
     def walls(self) -> np.ndarray:

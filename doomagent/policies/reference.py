@@ -8,33 +8,47 @@ from dataclasses import dataclass, field
 from doomagent.env.actions import Action
 from doomagent.env.observation import Observation, VisibleObject
 from doomagent.env.rooms import RoomMap
-from doomagent.policies.route import RouteFollower
+from doomagent.policies.grid import GridWalker
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
 SEARCH_DECISIONS = 26  # about half a turn, looking for an attacker that hit us unseen
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
+# Hitscan shooters hurt at any range and cannot be dodged: they go first; biters only when close.
+THREAT = {"ShotgunGuy": 3.0, "ChaingunGuy": 3.0, "WolfensteinSS": 3.0, "Zombieman": 2.0, "DoomImp": 1.5}
+
+
+def _threat_order(o: VisibleObject) -> float:
+    """Return a sort key: lower is shot first (distance divided by how dangerous the monster is)."""
+    threat = THREAT.get(o.name, 1.0)
+    if o.name in MELEE:
+        threat = 2.5 if o.distance < 200 else 0.5
+    return o.distance / threat
+
+
 WEAPON_AMMO = {3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
-PICKUP_RANGE = 450.0  # detour for health in view this close when hurt
-PICKUP_BELOW = 40  # health under which health items are worth a detour
+PICKUP_RANGE = 400.0  # detour for items in view this close
+PICKUP_BELOW = 60  # health under which health items are worth a detour
+GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
 
 
 @dataclass
 class ReferenceNavigator:
-    """Follow the route (RouteFollower); shoot live monsters in view, dodging between shots; pick up
-    health in view when hurt; look around when hit by something unseen."""
+    """Walk the distance field to the exit (GridWalker); shoot the nearest live monster in view; fetch weapons, and
+    health or ammo when short, that lie in view; look around when hit by something unseen."""
 
-    follower: RouteFollower
+    follower: GridWalker
     fight_range: float = 1100.0
     screen_width: int = 640
     _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
     _search: int = 0
     _shots: int = 0
+    _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
 
     @classmethod
     def for_map(cls, room_map: RoomMap, *, screen_width: int = 640) -> ReferenceNavigator:
         """Return a navigator over the map's route."""
-        return cls(RouteFollower.for_map(room_map), screen_width=screen_width)
+        return cls(GridWalker.for_map(room_map), screen_width=screen_width)
 
     def _alive(self, o: VisibleObject) -> bool:
         height = o.box[3]
@@ -56,6 +70,20 @@ class ReferenceNavigator:
             return None
         return Action.LEFT if o.bearing > 0 else Action.RIGHT
 
+    def _wanted_item(self, obs: Observation) -> VisibleObject | None:
+        """Return the nearest item in view worth a detour: a weapon, health when hurt, ammo when low."""
+
+        def wanted(o: VisibleObject) -> bool:
+            if self._tries.get(o.id, 0) > GIVE_UP or o.distance > PICKUP_RANGE:
+                return False
+            if o.category == "Weapon":
+                return True
+            if o.category == "Health":
+                return obs.hud.health < PICKUP_BELOW
+            return o.category == "Ammo" and obs.hud.weapon_ammo < 20
+
+        return min((o for o in obs.objects if wanted(o)), key=lambda o: o.distance, default=None)
+
     def act(self, obs: Observation) -> Action:
         """Return the next action: switch weapon, fight, pick up health, search, or walk the route."""
         hurt = obs.hud.health < self._health
@@ -64,7 +92,7 @@ class ReferenceNavigator:
         if switch is not None:
             return switch
         live = [o for o in obs.objects if o.is_enemy and self._alive(o) and o.distance < self.fight_range]
-        target = min(live, key=lambda o: o.distance, default=None)
+        target = min(live, key=_threat_order, default=None)
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
             turn = self._aim(target)
@@ -74,13 +102,12 @@ class ReferenceNavigator:
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
                 return Action.DOWN  # keep a biter at arm's length between shots
             return Action.FIRE
-        if obs.hud.health < PICKUP_BELOW:
-            health = [o for o in obs.objects if o.category == "Health" and o.distance < PICKUP_RANGE]
-            item = min(health, key=lambda o: o.distance, default=None)
-            if item is not None:
-                if abs(item.bearing) > 10:
-                    return Action.LEFT if item.bearing > 0 else Action.RIGHT
-                return Action.UP
+        item = self._wanted_item(obs)
+        if item is not None:
+            self._tries[item.id] = self._tries.get(item.id, 0) + 1
+            if abs(item.bearing) > 10:
+                return Action.LEFT if item.bearing > 0 else Action.RIGHT
+            return Action.UP
         if hurt and obs.hud.weapon_ammo > 0 and self._search == 0:
             self._search = SEARCH_DECISIONS
         if self._search > 0:

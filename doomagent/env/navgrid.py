@@ -1,0 +1,155 @@
+"""A walkable grid over a map and a distance field to the exit: where a player can stand, how far
+it is to the exit along the floor, and which way to go from anywhere."""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+
+from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+
+CELL = 16.0  # map units per grid cell
+RADIUS = 16.0  # the player's radius: cells closer than this to a wall are not walkable
+MAX_STEP = 24
+MIN_HEADROOM = 56
+
+
+class NavGrid:
+    """Cells of CELL map units, their floors, walkability, and the walking distance to the exit."""
+
+    def __init__(self, g: MapGeometry, *, exit_line: int | None = None) -> None:
+        self.geometry = g
+        x0, y0, x1, y1 = g.bounds
+        self.x0, self.y0 = x0, y0
+        self.nx = math.ceil((x1 - x0) / CELL) + 1
+        self.ny = math.ceil((y1 - y0) / CELL) + 1
+        xs = x0 + (np.arange(self.nx) + 0.5) * CELL
+        ys = y0 + (np.arange(self.ny) + 0.5) * CELL
+        gx, gy = np.meshgrid(xs, ys)  # shape (ny, nx)
+        self.cx, self.cy = gx.ravel(), gy.ravel()
+        # Sample a hair off the centres: map lines sit on the same 8-unit lattice as the centres.
+        sx, sy = self.cx + 0.37, self.cy + 0.29
+        sectors = g.sectors_at(sx, sy)
+        inside = g.inside_map(sx, sy, sectors)
+        self.sector = np.where(inside, sectors, -1)
+        movers = np.zeros(g.n_sectors, dtype=bool)
+        movers[list(g.doors)] = True
+        movers[list(g.lifts)] = True
+        self.mover = np.where(self.sector >= 0, movers[np.maximum(self.sector, 0)], False)
+        self.floor = np.where(self.sector >= 0, g.sector_floor[np.maximum(self.sector, 0)], 0).astype(float)
+        ceiling = np.where(self.sector >= 0, g.sector_ceiling[np.maximum(self.sector, 0)], 0).astype(float)
+        roomy = (ceiling - self.floor >= MIN_HEADROOM) | self.mover
+        self.walkable = (self.sector >= 0) & roomy & (self._wall_distance() >= RADIUS)
+        self.exit_line = exit_line if exit_line is not None else (g.exit_lines[0] if g.exit_lines else None)
+
+    def _wall_distance(self) -> np.ndarray:
+        """Return each cell centre's distance to the nearest line a player cannot pass."""
+        g = self.geometry
+        f, b = g.line_front, g.line_back
+        two = (f >= 0) & (b >= 0)
+        ff, bb = np.maximum(f, 0), np.maximum(b, 0)
+        headroom = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb]) - np.maximum(
+            g.sector_floor[ff], g.sector_floor[bb]
+        )
+        movers = np.isin(f, list(g.doors) + list(g.lifts)) | np.isin(b, list(g.doors) + list(g.lifts))
+        solid = ~two | ((g.line_flags & ML_BLOCKING) > 0) | (two & ~movers & (headroom < MIN_HEADROOM))
+        a = g.vertices[g.line_v[solid, 0]]
+        c = g.vertices[g.line_v[solid, 1]]
+        d = c - a
+        length2 = np.maximum((d**2).sum(axis=1), 1e-9)
+        out = np.full(len(self.cx), np.inf)
+        for start in range(0, len(self.cx), 4096):
+            px = self.cx[start : start + 4096, None]
+            py = self.cy[start : start + 4096, None]
+            t = np.clip(((px - a[:, 0]) * d[:, 0] + (py - a[:, 1]) * d[:, 1]) / length2, 0, 1)
+            dist = np.hypot(a[:, 0] + t * d[:, 0] - px, a[:, 1] + t * d[:, 1] - py)
+            out[start : start + 4096] = dist.min(axis=1)
+        return out
+
+    def cell_of(self, x: float, y: float) -> int:
+        """Return the index of the cell holding (x, y), clamped to the grid."""
+        i = min(max(int((x - self.x0) / CELL), 0), self.nx - 1)
+        j = min(max(int((y - self.y0) / CELL), 0), self.ny - 1)
+        return j * self.nx + i
+
+    def centre(self, cell: int) -> tuple[float, float]:
+        """Return a cell's centre in map units."""
+        return float(self.cx[cell]), float(self.cy[cell])
+
+    @cached_property
+    def _field(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return (distance to the exit, next cell toward it) for every cell, by Dijkstra from the exit."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import dijkstra
+
+        n = len(self.cx)
+        idx = np.arange(n).reshape(self.ny, self.nx)
+        rows, cols, weights = [], [], []
+        for dj, di in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            src = idx[max(0, -dj) : self.ny - max(0, dj), max(0, -di) : self.nx - max(0, di)].ravel()
+            dst = idx[max(0, dj) : self.ny + min(0, dj) or None, max(0, di) : self.nx + min(0, di) or None].ravel()
+            ok = self.walkable[src] & self.walkable[dst]
+            src, dst = src[ok], dst[ok]
+            step = CELL * math.hypot(di, dj)
+            for a, b in ((src, dst), (dst, src)):
+                # Walking a -> b climbs at most MAX_STEP (drops are free); movers (doors, lifts) always pass.
+                up = self.floor[b] - self.floor[a]
+                fine = (up <= MAX_STEP) | self.mover[a] | self.mover[b]
+                # Reversed edges: Dijkstra runs from the exit back to every cell.
+                rows.append(b[fine])
+                cols.append(a[fine])
+                weights.append(np.full(int(fine.sum()), step))
+        graph = coo_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+        targets = self.exit_cells
+        dist, pred, _ = dijkstra(graph.tocsr(), indices=targets, min_only=True, return_predecessors=True)
+        return dist, pred
+
+    @cached_property
+    def exit_cells(self) -> np.ndarray:
+        """Return the walkable cells within reach of the exit line (USE range)."""
+        if self.exit_line is None:
+            return np.array([], dtype=np.int64)
+        mx, my = self.geometry.line_midpoint(self.exit_line)
+        near = np.hypot(self.cx - mx, self.cy - my) <= 56
+        cells = np.flatnonzero(near & self.walkable)
+        if not len(cells):
+            cells = np.array([int(np.argmin(np.where(self.walkable, np.hypot(self.cx - mx, self.cy - my), np.inf)))])
+        return cells
+
+    def distance_to_exit(self, x: float, y: float) -> float:
+        """Return the walking distance from (x, y) to the exit (inf where none is known)."""
+        dist, _ = self._field
+        cell = self.nearest_walkable(x, y)
+        return float(dist[cell]) if cell is not None else math.inf
+
+    def nearest_walkable(self, x: float, y: float, reach: int = 3) -> int | None:
+        """Return the walkable cell at (x, y), or the nearest one within `reach` cells."""
+        cell = self.cell_of(x, y)
+        if self.walkable[cell]:
+            return cell
+        i, j = cell % self.nx, cell // self.nx
+        best, best_d = None, math.inf
+        for dj in range(-reach, reach + 1):
+            for di in range(-reach, reach + 1):
+                ii, jj = i + di, j + dj
+                if 0 <= ii < self.nx and 0 <= jj < self.ny:
+                    c = jj * self.nx + ii
+                    d = math.hypot(self.cx[c] - x, self.cy[c] - y)
+                    if self.walkable[c] and d < best_d:
+                        best, best_d = c, d
+        return best
+
+    def path_to_exit(self, x: float, y: float, limit: int = 400) -> list[int]:
+        """Return the cells from (x, y) toward the exit along the distance field."""
+        dist, pred = self._field
+        cell = self.nearest_walkable(x, y)
+        path: list[int] = []
+        while cell is not None and cell >= 0 and len(path) < limit and np.isfinite(dist[cell]):
+            path.append(int(cell))
+            nxt = int(pred[cell])
+            if nxt < 0:
+                break
+            cell = nxt
+        return path
