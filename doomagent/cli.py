@@ -73,14 +73,14 @@ def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="folder for the episode's files")] = Path("runs/demo"),
     profile: ProfileOption = None,
 ) -> None:
-    """Play a short scripted episode (route follower, no model) and write map, summary, steps, demo."""
+    """Play a short scripted episode (the reference navigator, no model): map, summary, steps, demo."""
     from doomagent.env import DoomEnv, EnvConfig
     from doomagent.episode import run_episode
-    from doomagent.policies import RouteFollower
+    from doomagent.policies import ReferenceNavigator
 
     try:
         env = DoomEnv(EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile))
-        policy = RouteFollower.for_map(env.rooms)
+        policy = ReferenceNavigator.for_map(env.rooms, screen_width=env.config.width)
     except DoomAgentError as exc:
         _fail(exc)
     try:

@@ -178,24 +178,42 @@ def test_recording_replays_to_identical_positions(tmp_path):
     assert len({p for p in played.values()}) > 50  # the walk really moved
 
 
+def _distance_to_lines_between(g, x, y, a, b):
+    """Return the distance from (x, y) to the nearest line with sectors a and b on its two sides."""
+    lines = [i for i in range(len(g.line_v)) if {int(g.line_front[i]), int(g.line_back[i])} == {a, b}]
+    best = math.inf
+    for i in lines:
+        (ax, ay), (bx, by) = g.vertices[g.line_v[i]]
+        dx, dy = bx - ax, by - ay
+        t = max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / max(dx * dx + dy * dy, 1e-9)))
+        best = min(best, math.hypot(ax + t * dx - x, ay + t * dy - y))
+    return best
+
+
 def test_room_tracker_agrees_with_the_engine_sector():
     e = DoomEnv(engine_objects=True)
-    follower = ReferenceNavigator.for_map(e.rooms)
+    nav = ReferenceNavigator.for_map(e.rooms)
     try:
         obs, _ = e.reset(seed=3)
         seen_rooms = set()
-        mismatches = 0
+        checked = 0
         for _ in range(900):
             engine = e.engine_player_sector()
-            mismatches += engine != obs.sector
-            assert e.rooms.room_of_sector(engine) in (obs.room, None)
+            checked += 1
+            if engine != obs.sector:
+                # Only a player standing on the very line between the two sectors may differ: the
+                # position reaches us rounded from the engine's fixed-point coordinates.
+                x, y, _ = obs.position
+                assert _distance_to_lines_between(e.geometry, x, y, engine, obs.sector) < 0.5, (obs.frame, x, y)
+            else:
+                assert e.rooms.room_of_sector(engine) in (obs.room, None)
             seen_rooms.add(obs.room)
-            obs, _, terminated, truncated, _ = e.step(follower.act(obs))
+            obs, _, terminated, truncated, _ = e.step(nav.act(obs))
             if terminated or truncated:
                 break
     finally:
         e.close()
-    assert mismatches == 0
+    assert checked > 500
     assert {"A", "B", "C"} <= seen_rooms
 
 
@@ -223,3 +241,20 @@ def test_bad_inputs_give_typed_errors(tmp_path):
             e.reset(options={"recrod": "x.lmp"})
     finally:
         e.close()
+
+
+def test_reference_navigator_finishes_e1m1_on_skill_3():
+    # One seed on the real engine; the 10-seed figure is in bench/reference_navigator.py.
+    e = DoomEnv(skill=3, max_frames=6000)
+    try:
+        nav = ReferenceNavigator.for_map(e.rooms)
+        obs, _ = e.reset(seed=1)
+        while True:
+            obs, _, terminated, truncated, info = e.step(nav.act(obs))
+            if terminated or truncated:
+                break
+    finally:
+        e.close()
+    assert info["outcome"] == "exit"
+    assert [room for _, room in info["room_entries"]][:4] == ["A", "B", "C", "D"]
+    assert all(info["room_frames"][r] > 0 for r in "ABCD")

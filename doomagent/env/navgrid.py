@@ -14,6 +14,8 @@ CELL = 16.0  # map units per grid cell
 RADIUS = 16.0  # the player's radius: cells closer than this to a wall are not walkable
 MAX_STEP = 24
 MIN_HEADROOM = 56
+HAZARD_SPECIALS = frozenset({4, 5, 7, 11, 16})  # sector specials that hurt: nukage, slime, lava
+HAZARD_COST = 8.0  # a step on a hurting floor costs as much as this many steps on a safe one
 
 
 class NavGrid:
@@ -40,6 +42,8 @@ class NavGrid:
         self.mover = np.where(self.sector >= 0, movers[np.maximum(self.sector, 0)], False)
         self.floor = np.where(self.sector >= 0, g.sector_floor[np.maximum(self.sector, 0)], 0).astype(float)
         ceiling = np.where(self.sector >= 0, g.sector_ceiling[np.maximum(self.sector, 0)], 0).astype(float)
+        specials = g.sector_special[np.maximum(self.sector, 0)]
+        self.hazard = (self.sector >= 0) & np.isin(specials, list(HAZARD_SPECIALS))
         roomy = (ceiling - self.floor >= MIN_HEADROOM) | self.mover
         self.walkable = (self.sector >= 0) & roomy & (self._wall_distance() >= RADIUS)
         self.exit_line = exit_line if exit_line is not None else (g.exit_lines[0] if g.exit_lines else None)
@@ -67,6 +71,10 @@ class NavGrid:
             dist = np.hypot(a[:, 0] + t * d[:, 0] - px, a[:, 1] + t * d[:, 1] - py)
             out[start : start + 4096] = dist.min(axis=1)
         return out
+
+    def is_hazard(self, x: float, y: float) -> bool:
+        """Return True if (x, y) is on a floor that hurts."""
+        return bool(self.hazard[self.cell_of(x, y)])
 
     def cell_of(self, x: float, y: float) -> int:
         """Return the index of the cell holding (x, y), clamped to the grid."""
@@ -100,7 +108,7 @@ class NavGrid:
                 # Reversed edges: Dijkstra runs from the exit back to every cell.
                 rows.append(b[fine])
                 cols.append(a[fine])
-                weights.append(np.full(int(fine.sum()), step))
+                weights.append(np.where(self.hazard[b[fine]], step * HAZARD_COST, step))
         graph = coo_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
         targets = self.exit_cells
         dist, pred, _ = dijkstra(graph.tocsr(), indices=targets, min_only=True, return_predecessors=True)

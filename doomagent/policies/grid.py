@@ -37,7 +37,7 @@ class GridWalker:
             raise ConfigError(f"map {room_map.geometry.name} has no exit line to walk to")
         return cls(room_map, room_map.navgrid)
 
-    def _clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True if every cell under the straight walk from a to b is walkable."""
         n = max(2, int(math.dist(a, b) / (CELL / 2)))
         xs = np.linspace(a[0], b[0], n)
@@ -78,7 +78,7 @@ class GridWalker:
                 if math.dist(here, centre) < USE_RANGE:
                     return self._face_then(obs, centre, Action.USE if self._decisions % 2 else Action.UP)
                 break
-            if not self._clear(here, centre):
+            if not self.clear(here, centre):
                 break
             target = cell
         return self._face_then(obs, g.centre(target), Action.UP)

@@ -3,6 +3,7 @@ finishes the level; the ceiling row of every report and the harness's end-to-end
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
@@ -73,13 +74,22 @@ class ReferenceNavigator:
     def _wanted_item(self, obs: Observation) -> VisibleObject | None:
         """Return the nearest item in view worth a detour: a weapon, health when hurt, ammo when low."""
 
+        x, y, _ = obs.position
+        grid = self.follower.grid
+
         def wanted(o: VisibleObject) -> bool:
             if self._tries.get(o.id, 0) > GIVE_UP or o.distance > PICKUP_RANGE:
                 return False
+            heading = math.radians(obs.angle + o.bearing)
+            ox, oy = x + o.distance * math.cos(heading), y + o.distance * math.sin(heading)
+            if grid.is_hazard(ox, oy) or not self.follower.clear((x, y), (ox, oy)):
+                return False  # on a hurting floor, or not straight across walkable floor
             if o.category == "Weapon":
                 return True
             if o.category == "Health":
                 return obs.hud.health < PICKUP_BELOW
+            if o.category == "Armor":
+                return obs.hud.armor < 100
             return o.category == "Ammo" and obs.hud.weapon_ammo < 20
 
         return min((o for o in obs.objects if wanted(o)), key=lambda o: o.distance, default=None)
@@ -93,6 +103,9 @@ class ReferenceNavigator:
             return switch
         live = [o for o in obs.objects if o.is_enemy and self._alive(o) and o.distance < self.fight_range]
         target = min(live, key=_threat_order, default=None)
+        fighting = target is not None and obs.hud.weapon_ammo > 0
+        if fighting == obs.running:
+            return Action.SPEED  # run between fights; walk (finer turns) to aim
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
             turn = self._aim(target)
