@@ -38,7 +38,7 @@ class ReferenceNavigator:
     health or ammo when short, that lie in view; look around when hit by something unseen."""
 
     follower: GridWalker
-    fight_range: float = 1100.0
+    fight_range: float = 800.0  # beyond this the pistol wastes bullets
     screen_width: int = 640
     _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
@@ -90,7 +90,10 @@ class ReferenceNavigator:
                 return obs.hud.health < PICKUP_BELOW
             if o.category == "Armor":
                 return obs.hud.armor < 100
-            return o.category == "Ammo" and obs.hud.weapon_ammo < 20
+            if o.category == "Ammo":
+                ammo = obs.hud.ammo
+                return ammo.get("bullets", 0) < 60 or (3 in obs.hud.weapons and ammo.get("shells", 0) < 20)
+            return False
 
         return min((o for o in obs.objects if wanted(o)), key=lambda o: o.distance, default=None)
 
