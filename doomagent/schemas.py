@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from doomagent.env.actions import Action, parse_action
 from doomagent.errors import ActionParseError
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class VisionReport(BaseModel):
@@ -65,26 +67,31 @@ def json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _from_json(text: str, model: type[_M]) -> _M | None:
+    """Return `model` validated from the first JSON object in text, or None."""
+    data = json_object(text)
+    if data is None:
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError:
+        return None
+
+
 def parse_vision(text: str) -> VisionReport:
     """Return a report from JSON if the text holds one, else from free text (the HUD from '-' lines)."""
-    data = json_object(text)
-    if data is not None:
-        try:
-            return VisionReport.model_validate(data)
-        except ValidationError:
-            pass
+    report = _from_json(text, VisionReport)
+    if report is not None:
+        return report
     hud = [line.strip()[1:].strip() for line in text.splitlines() if line.strip().startswith(("-", "*"))]
     return VisionReport(room=text.strip(), hud=hud)
 
 
 def parse_plan(text: str) -> Plan:
     """Return a plan from JSON or from numbered / bulleted lines."""
-    data = json_object(text)
-    if data is not None:
-        try:
-            return Plan.model_validate(data)
-        except ValidationError:
-            pass
+    plan = _from_json(text, Plan)
+    if plan is not None:
+        return plan
     steps = [re.sub(r"^\s*(step\s*)?(\d+[.):]|[-*])\s*", "", line, flags=re.I).strip() for line in text.splitlines()]
     return Plan(steps=[s for s in steps if s])
 

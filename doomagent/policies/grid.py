@@ -13,8 +13,8 @@ from doomagent.env.navgrid import CELL, NavGrid
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError
+from doomagent.policies._steer import ProgressWatch, turn_toward
 
-TURN_TOLERANCE = 14.0  # degrees off the target at which the walker walks instead of turning
 LOOK_AHEAD = 24  # cells along the path the walker may head for directly
 NO_PROGRESS = 25  # decisions without getting closer to the exit before backing off
 USE_RANGE = 60.0
@@ -26,7 +26,7 @@ class GridWalker:
 
     room_map: RoomMap
     grid: NavGrid
-    _best: tuple[float, int] = (math.inf, 0)
+    _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
 
@@ -55,14 +55,9 @@ class GridWalker:
         g = self.grid
         if self._unstick:
             return self._unstick.pop()
-        dist = g.distance_to_exit(x, y)
-        best, since = self._best
-        if dist < best - 8:
-            self._best = (dist, self._decisions)
-        elif self._decisions - since > NO_PROGRESS:
-            self._best = (math.inf, self._decisions)
-            side = Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT
-            self._unstick = [Action.USE, *[Action.UP] * 3, *[side] * 4, *[Action.DOWN] * 3, Action.USE]
+        unstick = self._watch.stalled(g.distance_to_exit(x, y))
+        if unstick:
+            self._unstick = unstick
         path = g.path_to_exit(x, y, limit=LOOK_AHEAD + 1)
         doors = self.room_map.geometry.doors
         exit_line = g.exit_line
@@ -84,9 +79,4 @@ class GridWalker:
         return self._face_then(obs, g.centre(target), Action.UP)
 
     def _face_then(self, obs: Observation, point: tuple[float, float], action: Action) -> Action:
-        x, y, _ = obs.position
-        heading = math.degrees(math.atan2(point[1] - y, point[0] - x))
-        off = (heading - obs.angle + 180.0) % 360.0 - 180.0
-        if abs(off) > TURN_TOLERANCE:
-            return Action.LEFT if off > 0 else Action.RIGHT
-        return action
+        return turn_toward(obs, point) or action

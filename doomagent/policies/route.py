@@ -9,8 +9,8 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap, Route
 from doomagent.errors import ConfigError
+from doomagent.policies._steer import ProgressWatch, turn_toward
 
-TURN_TOLERANCE = 14.0  # degrees off the waypoint at which the policy walks instead of turning
 REACHED = 40.0  # map units at which a waypoint counts as reached
 LOOK_AHEAD = 3  # route points beyond the next one that may be walked to directly when in clear view
 NO_PROGRESS = 25  # decisions without getting closer before backing off and replanning
@@ -37,7 +37,7 @@ class RouteFollower:
     door_points: frozenset[int] = frozenset()  # indices of route points that sit on door lines
     index: int = 1
     replans: int = 0
-    _last_progress: tuple[float, int] = (math.inf, 0)
+    _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
 
@@ -86,19 +86,13 @@ class RouteFollower:
         target = self._target((x, y))
         tx, ty = points[target]
         dist = math.dist((x, y), points[self.index])
-        best, since = self._last_progress
-        if dist < best - 8:
-            self._last_progress = (dist, self._decisions)
-        elif self._decisions - since > NO_PROGRESS:
-            # No progress: a closed door, a corner or a ledge. Push, back off, sidestep, replan.
-            self._last_progress = (math.inf, self._decisions)
-            side = Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT
-            self._unstick = [Action.USE, *[Action.UP] * 4, *[side] * 4, *[Action.DOWN] * 2, Action.USE]
+        unstick = self._watch.stalled(dist)
+        if unstick:  # a closed door, a corner or a ledge: push, back off, sidestep, replan
+            self._unstick = unstick
             self.replan(x, y)
-        heading = math.degrees(math.atan2(ty - y, tx - x))
-        off = (heading - obs.angle + 180.0) % 360.0 - 180.0
-        if abs(off) > TURN_TOLERANCE:
-            return Action.LEFT if off > 0 else Action.RIGHT
+        turn = turn_toward(obs, (tx, ty))
+        if turn is not None:
+            return turn
         near_target = self.index == len(points) - 1 or self.index in self.door_points
         if near_target and dist < 72 and self._decisions % 3 == 0:
             return Action.USE

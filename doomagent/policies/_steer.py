@@ -1,0 +1,44 @@
+"""Steering helpers shared by the scripted walkers: turning toward a point, noticing no progress."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from doomagent.env.actions import Action
+from doomagent.env.observation import Observation
+
+TURN_TOLERANCE = 14.0  # degrees off the target at which a walker walks instead of turning
+
+
+def turn_toward(obs: Observation, point: tuple[float, float], tolerance: float = TURN_TOLERANCE) -> Action | None:
+    """Return LEFT or RIGHT to face `point`, or None when already facing it."""
+    x, y, _ = obs.position
+    heading = math.degrees(math.atan2(point[1] - y, point[0] - x))
+    off = (heading - obs.angle + 180.0) % 360.0 - 180.0
+    if abs(off) <= tolerance:
+        return None
+    return Action.LEFT if off > 0 else Action.RIGHT
+
+
+@dataclass
+class ProgressWatch:
+    """Notice when a distance to go stops shrinking, and hand out a push-back-sidestep sequence."""
+
+    patience: int = 25  # decisions without getting closer
+    _best: float = math.inf
+    _since: int = 0
+    _decisions: int = 0
+
+    def stalled(self, distance: float) -> list[Action] | None:
+        """Record this decision's distance; return actions to get unstuck when progress has stalled."""
+        self._decisions += 1
+        if distance < self._best - 8:
+            self._best, self._since = distance, self._decisions
+            return None
+        if self._decisions - self._since <= self.patience:
+            return None
+        self._best, self._since = math.inf, self._decisions
+        side = Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT
+        # Popped from the end: USE, back off, sidestep, push forward, USE again.
+        return [Action.USE, *[Action.UP] * 3, *[side] * 4, *[Action.DOWN] * 3, Action.USE]
