@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +88,9 @@ class NavGrid:
         return float(self.cx[cell]), float(self.cy[cell])
 
     @cached_property
-    def _field(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return (distance to the exit, next cell toward it) for every cell, by Dijkstra from the exit."""
+    def _graph(self) -> Any:
+        """Return the walking graph, edges reversed so that Dijkstra runs from a goal outward."""
         from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import dijkstra
 
         n = len(self.cx)
         idx = np.arange(n).reshape(self.ny, self.nx)
@@ -105,14 +105,22 @@ class NavGrid:
                 # Walking a -> b climbs at most MAX_STEP (drops are free); movers (doors, lifts) always pass.
                 up = self.floor[b] - self.floor[a]
                 fine = (up <= MAX_STEP) | self.mover[a] | self.mover[b]
-                # Reversed edges: Dijkstra runs from the exit back to every cell.
                 rows.append(b[fine])
                 cols.append(a[fine])
                 weights.append(np.where(self.hazard[b[fine]], step * HAZARD_COST, step))
-        graph = coo_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-        targets = self.exit_cells
-        dist, pred, _ = dijkstra(graph.tocsr(), indices=targets, min_only=True, return_predecessors=True)
+        return coo_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
+
+    def field_to(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return (walking distance to the nearest of `cells`, next cell toward them) for every cell."""
+        from scipy.sparse.csgraph import dijkstra
+
+        dist, pred, _ = dijkstra(self._graph, indices=cells, min_only=True, return_predecessors=True)
         return dist, pred
+
+    @cached_property
+    def _field(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the distance field to the exit."""
+        return self.field_to(self.exit_cells)
 
     @cached_property
     def exit_cells(self) -> np.ndarray:
@@ -151,7 +159,11 @@ class NavGrid:
 
     def path_to_exit(self, x: float, y: float, limit: int = 400) -> list[int]:
         """Return the cells from (x, y) toward the exit along the distance field."""
-        dist, pred = self._field
+        return self.follow(self._field, x, y, limit)
+
+    def follow(self, field: tuple[np.ndarray, np.ndarray], x: float, y: float, limit: int = 400) -> list[int]:
+        """Return the cells from (x, y) down a distance field (from field_to) toward its goal."""
+        dist, pred = field
         cell = self.nearest_walkable(x, y)
         path: list[int] = []
         while cell is not None and cell >= 0 and len(path) < limit and np.isfinite(dist[cell]):

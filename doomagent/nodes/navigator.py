@@ -16,7 +16,9 @@ def navigator(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     nav = ctx.scratch.get("navigator")
     if not isinstance(nav, ReferenceNavigator):
-        nav = ctx.scratch["navigator"] = ReferenceNavigator.for_map(ctx.env.rooms, screen_width=ctx.env.config.width)
+        nav = ctx.scratch["navigator"] = ReferenceNavigator.for_map(
+            ctx.env.rooms, screen_width=ctx.env.config.width, skill=ctx.env.config.skill
+        )
     assert ctx.observation is not None
     action = nav.act(ctx.observation)
     return {"action": action.value, "reason": "reference navigator", "parse_ok": True, "raw": action.value}

@@ -1,5 +1,6 @@
-"""A scripted walker over the map's walkable grid: it follows the distance field to the exit, cuts
-corners only where the floor between is walkable, and pushes doors and the exit switch."""
+"""A scripted walker over the map's walkable grid: it follows distance fields to worthwhile items
+near the way and then to the exit, cuts corners only where the floor between is walkable, and
+pushes doors and the exit switch."""
 
 from __future__ import annotations
 
@@ -16,26 +17,80 @@ from doomagent.errors import ConfigError
 from doomagent.policies._steer import ProgressWatch, turn_toward
 
 LOOK_AHEAD = 24  # cells along the path the walker may head for directly
-NO_PROGRESS = 25  # decisions without getting closer to the exit before backing off
+NO_PROGRESS = 25  # decisions without getting closer before backing off
 USE_RANGE = 60.0
+REACHED = 24.0  # map units from an item at which it counts as picked up
+GOAL_PATIENCE = 200  # decisions spent on one item before it is left alone
+# Thing type -> the longest detour (map units) worth walking for it.
+DETOURS = {
+    2018: 1000.0,
+    2019: 1200.0,  # green, blue armor
+    2001: 1000.0,
+    2002: 1000.0,
+    2003: 600.0,  # shotgun, chaingun, rocket launcher
+    2012: 450.0,
+    2011: 250.0,
+    2013: 1200.0,  # medikit, stimpack, soul sphere
+    8: 500.0,
+    2048: 400.0,
+    2049: 400.0,  # backpack, ammo box, shell box
+}
+SKILL_FLAG = {1: 0x1, 2: 0x1, 3: 0x2, 4: 0x4, 5: 0x4}
+MULTIPLAYER_ONLY = 0x10
+
+
+@dataclass
+class Goal:
+    """An item on the map worth a detour, and the distance field that leads to it."""
+
+    position: tuple[float, float]
+    field: tuple[np.ndarray, np.ndarray]
+    tries: int = 0
 
 
 @dataclass
 class GridWalker:
-    """Walk the distance field of a NavGrid to the exit; USE doors on the way and the exit switch."""
+    """Walk distance fields of a NavGrid: to items worth a short detour, then to the exit."""
 
     room_map: RoomMap
     grid: NavGrid
+    goals: list[Goal] = field(default_factory=list)
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
 
     @classmethod
-    def for_map(cls, room_map: RoomMap) -> GridWalker:
+    def for_map(cls, room_map: RoomMap, *, skill: int = 3, detours: bool = True) -> GridWalker:
         """Return a walker for the map (building its grid takes about a second)."""
         if not room_map.geometry.exit_lines:
             raise ConfigError(f"map {room_map.geometry.name} has no exit line to walk to")
-        return cls(room_map, room_map.navgrid)
+        walker = cls(room_map, room_map.navgrid)
+        if detours:
+            walker.goals = walker._plan_goals(skill)
+        return walker
+
+    def _plan_goals(self, skill: int) -> list[Goal]:
+        """Return the items whose detour from start to exit is short enough, farthest from the exit first."""
+        g, grid = self.room_map.geometry, self.grid
+        exit_dist, _ = grid._field
+        sx, sy, _ = g.start
+        start = grid.nearest_walkable(sx, sy)
+        if start is None or not np.isfinite(exit_dist[start]):
+            return []
+        wanted = []
+        for t in g.things:
+            budget = DETOURS.get(int(t["type"]))
+            if budget is None or not t["flags"] & SKILL_FLAG[skill] or t["flags"] & MULTIPLAYER_ONLY:
+                continue
+            x, y = float(t["x"]), float(t["y"])
+            cell = grid.nearest_walkable(x, y, reach=2)
+            if cell is None or grid.hazard[cell] or not np.isfinite(exit_dist[cell]):
+                continue
+            item_field = grid.field_to(np.array([cell]))
+            detour = item_field[0][start] + exit_dist[cell] - exit_dist[start]
+            if detour <= budget:
+                wanted.append((float(exit_dist[cell]), Goal((x, y), item_field)))
+        return [goal for _, goal in sorted(wanted, key=lambda w: -w[0])]
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True if every cell under the straight walk from a to b is walkable."""
@@ -47,36 +102,50 @@ class GridWalker:
         j = np.clip(((ys - g.y0) / CELL).astype(int), 0, g.ny - 1)
         return bool(g.walkable[j * g.nx + i].all())
 
+    def _goal(self, here: tuple[float, float]) -> Goal | None:
+        while self.goals:
+            goal = self.goals[0]
+            dist, _ = goal.field
+            cell = self.grid.nearest_walkable(*here)
+            reachable = cell is not None and np.isfinite(dist[cell])
+            if math.dist(here, goal.position) < REACHED or goal.tries > GOAL_PATIENCE or not reachable:
+                self.goals.pop(0)
+                continue
+            goal.tries += 1
+            return goal
+        return None
+
     def act(self, obs: Observation) -> Action:
-        """Return the next action toward the exit."""
+        """Return the next action toward the next item worth fetching, or the exit."""
         self._decisions += 1
         x, y, _ = obs.position
         here = (x, y)
         g = self.grid
         if self._unstick:
             return self._unstick.pop()
-        unstick = self._watch.stalled(g.distance_to_exit(x, y))
+        goal = self._goal(here)
+        goal_field = goal.field if goal is not None else g._field
+        start = g.nearest_walkable(x, y)
+        unstick = self._watch.stalled(float(goal_field[0][start]) if start is not None else math.inf)
         if unstick:
             self._unstick = unstick
-        path = g.path_to_exit(x, y, limit=LOOK_AHEAD + 1)
-        doors = self.room_map.geometry.doors
-        exit_line = g.exit_line
+        path = g.follow(goal_field, x, y, limit=LOOK_AHEAD + 1)
         if len(path) <= 1:
-            # At the end of the field: face the exit switch and press it.
-            assert exit_line is not None
-            return self._face_then(obs, self.room_map.geometry.line_midpoint(exit_line), Action.USE)
+            if goal is not None:
+                return turn_toward(obs, goal.position) or Action.UP
+            # At the end of the exit's field: face the exit switch and press it.
+            assert g.exit_line is not None
+            return turn_toward(obs, self.room_map.geometry.line_midpoint(g.exit_line)) or Action.USE
+        doors = self.room_map.geometry.doors
         target = path[1]
         for cell in path[1:]:
             centre = g.centre(cell)
             if int(g.sector[cell]) in doors:
                 target = cell  # walk up to a door and push it before looking past it
                 if math.dist(here, centre) < USE_RANGE:
-                    return self._face_then(obs, centre, Action.USE if self._decisions % 2 else Action.UP)
+                    return turn_toward(obs, centre) or (Action.USE if self._decisions % 2 else Action.UP)
                 break
             if not self.clear(here, centre):
                 break
             target = cell
-        return self._face_then(obs, g.centre(target), Action.UP)
-
-    def _face_then(self, obs: Observation, point: tuple[float, float], action: Action) -> Action:
-        return turn_toward(obs, point) or action
+        return turn_toward(obs, g.centre(target)) or Action.UP

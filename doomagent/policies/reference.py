@@ -47,9 +47,9 @@ class ReferenceNavigator:
     _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
 
     @classmethod
-    def for_map(cls, room_map: RoomMap, *, screen_width: int = 640) -> ReferenceNavigator:
-        """Return a navigator over the map's route."""
-        return cls(GridWalker.for_map(room_map), screen_width=screen_width)
+    def for_map(cls, room_map: RoomMap, *, screen_width: int = 640, skill: int = 3) -> ReferenceNavigator:
+        """Return a navigator for the map (it plans item detours for the skill level's things)."""
+        return cls(GridWalker.for_map(room_map, skill=skill), screen_width=screen_width)
 
     def _alive(self, o: VisibleObject) -> bool:
         height = o.box[3]
