@@ -12,9 +12,10 @@ from doomagent.env.rooms import RoomMap
 from doomagent.policies.grid import GridWalker
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
-SEARCH_DECISIONS = 26  # about half a turn, looking for an attacker that hit us unseen
+SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
 # Hitscan shooters hurt at any range and cannot be dodged: they go first; biters only when close.
+HITSCAN = frozenset({"ShotgunGuy", "ChaingunGuy", "WolfensteinSS", "Zombieman", "SpiderMastermind"})
 THREAT = {"ShotgunGuy": 3.0, "ChaingunGuy": 3.0, "WolfensteinSS": 3.0, "Zombieman": 2.0, "DoomImp": 1.5}
 
 
@@ -38,12 +39,13 @@ class ReferenceNavigator:
     health or ammo when short, that lie in view; look around when hit by something unseen."""
 
     follower: GridWalker
-    fight_range: float = 800.0  # beyond this the pistol wastes bullets
+    fight_range: float = 650.0  # beyond this the pistol wastes bullets
     screen_width: int = 640
     _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
     _search: int = 0
     _shots: int = 0
+    _dodge: Action = Action.STRAFE_LEFT
     _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
 
     @classmethod
@@ -55,7 +57,9 @@ class ReferenceNavigator:
         height = o.box[3]
         tallest = self._tallest[o.id] = max(self._tallest.get(o.id, 0), height)
         # A corpse keeps its monster class; it lies flat: wide, and much lower than when it stood.
-        return height >= 0.6 * tallest and height >= 0.7 * o.box[2]
+        # Up close the box is clipped by the screen and a gun arm widens it: skip the shape test there.
+        flat = height < 0.7 * o.box[2] and o.distance > 128
+        return height >= 0.6 * tallest and not flat
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         for slot, ammo in WEAPON_AMMO.items():
@@ -117,6 +121,11 @@ class ReferenceNavigator:
             self._shots += 1
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
                 return Action.DOWN  # keep a biter at arm's length between shots
+            if not any(o.name in HITSCAN for o in live) and target.distance > 200 and self._shots % 3 == 0:
+                # Only fireballs coming: sidestep between shots, changing side now and then.
+                if self._shots % 12 == 0:
+                    self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
+                return self._dodge
             return Action.FIRE
         item = self._wanted_item(obs)
         if item is not None:
