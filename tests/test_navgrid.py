@@ -25,3 +25,29 @@ def test_walls_and_hazards(e1m1, e1m1_rooms):
     hazard_sectors = {int(s) for s in grid.sector[grid.hazard]}
     assert hazard_sectors and all(e1m1.sector_special[s] in (4, 5, 7, 11, 16) for s in hazard_sectors)
     assert {e1m1_rooms.room_of_sector(s) for s in hazard_sectors} == {"B"}
+
+
+def test_walker_fetches_the_keys_its_route_needs_first():
+    from doomagent.env import MapGeometry
+    from doomagent.env.rooms import build_rooms
+    from doomagent.env.specials import KEY_THINGS
+    from doomagent.policies.grid import GridWalker
+
+    g = MapGeometry.load("E1M3")
+    rooms = build_rooms(g)
+    assert rooms.route.keys == ("blue",)
+    walker = GridWalker.for_map(rooms)
+    first = walker.goals[0].position
+    blue_keys = [(float(t["x"]), float(t["y"])) for t in g.things if KEY_THINGS.get(int(t["type"])) == "blue"]
+    assert first in blue_keys
+
+
+def test_walker_plans_item_detours_on_e1m1(e1m1_rooms):
+    from doomagent.policies.grid import GridWalker
+
+    walker = GridWalker.for_map(e1m1_rooms)
+    assert 1 <= len(walker.goals) <= 8
+    # Farthest from the exit first.
+    dist, _ = e1m1_rooms.navgrid._field
+    order = [dist[e1m1_rooms.navgrid.nearest_walkable(*goal.position, reach=2)] for goal in walker.goals]
+    assert order == sorted(order, reverse=True)

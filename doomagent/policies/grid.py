@@ -13,6 +13,7 @@ from doomagent.env.actions import Action
 from doomagent.env.navgrid import CELL, NavGrid
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
+from doomagent.env.specials import KEY_THINGS
 from doomagent.errors import ConfigError
 from doomagent.policies._steer import ProgressWatch, turn_toward
 
@@ -76,7 +77,7 @@ class GridWalker:
         sx, sy, _ = g.start
         start = grid.nearest_walkable(sx, sy)
         if start is None or not np.isfinite(exit_dist[start]):
-            return []
+            return self._key_goals(skill)  # no walkable way to the exit yet: keys (and doors) first
         wanted = []
         for t in g.things:
             budget = DETOURS.get(int(t["type"]))
@@ -90,7 +91,30 @@ class GridWalker:
             detour = item_field[0][start] + exit_dist[cell] - exit_dist[start]
             if detour <= budget:
                 wanted.append((float(exit_dist[cell]), Goal((x, y), item_field)))
-        return [goal for _, goal in sorted(wanted, key=lambda w: -w[0])]
+        goals = [goal for _, goal in sorted(wanted, key=lambda w: -w[0])]
+        return self._key_goals(skill) + goals
+
+    def _key_goals(self, skill: int) -> list[Goal]:
+        """Return goals for the keys that the route's locked doors need, nearest to the start first."""
+        route = self.room_map.route
+        if route is None or not route.keys:
+            return []
+        g, grid = self.room_map.geometry, self.grid
+        sx, sy, _ = g.start
+        keys = []
+        for t in g.things:
+            colour = KEY_THINGS.get(int(t["type"]))
+            if colour not in route.keys or not t["flags"] & SKILL_FLAG[skill] or t["flags"] & MULTIPLAYER_ONLY:
+                continue
+            cell = grid.nearest_walkable(float(t["x"]), float(t["y"]), reach=2)
+            if cell is not None:
+                keys.append(
+                    (
+                        math.dist((sx, sy), (t["x"], t["y"])),
+                        Goal((float(t["x"]), float(t["y"])), grid.field_to(np.array([cell]))),
+                    )
+                )
+        return [goal for _, goal in sorted(keys, key=lambda k: k[0])]
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True if every cell under the straight walk from a to b is walkable."""
