@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState
-from doomagent.nodes.history import history_line
+from doomagent.nodes.history import CHARS_PER_TOKEN, history_line
 
 
 def act(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -37,6 +37,7 @@ def act(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         }
     )
     entry["line"] = history_line(entry)
+    entry["tokens"] = len(entry["line"]) // CHARS_PER_TOKEN + 1
     return {
         "frame": obs.frame,
         "decision": state.get("decision", 0) + 1,

@@ -22,7 +22,7 @@ def clip_history(history: list[dict[str, Any]], budget_tokens: int) -> str:
     used = 0
     for entry in reversed(history):
         line = history_line(entry)
-        cost = len(line) // CHARS_PER_TOKEN + 1
+        cost = entry.get("tokens") or len(line) // CHARS_PER_TOKEN + 1
         if used + cost > budget_tokens:
             break
         lines.append(line)

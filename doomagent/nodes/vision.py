@@ -10,7 +10,7 @@ from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState
 from doomagent.nodes._call import call_model
 from doomagent.prompts import render
-from doomagent.providers.base import ModelRequest, user_message
+from doomagent.providers.base import ModelRequest, Screenshot, user_message
 from doomagent.schemas import VisionReport, parse_vision, strict_schema
 
 
@@ -22,10 +22,10 @@ def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     assert obs is not None, "the run loop sets the observation before the first node"
     structured = role.structured != "off"
     text = render("vision", ctx.prompts_dir, structured=structured)
-    image = obs.data_url(role.image.format, quality=role.image.quality, max_side=role.image.max_side)
+    image = Screenshot(obs.screen, role.image.format, role.image.quality, role.image.max_side, role.image.detail)
     request = ModelRequest(
         role="vision",
-        messages=[user_message(text, image, detail=role.image.detail)],
+        messages=[user_message(text, image)],
         temperature=role.temperature,
         max_tokens=role.max_tokens,
         schema=strict_schema(VisionReport) if structured else None,

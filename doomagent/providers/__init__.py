@@ -10,7 +10,9 @@ from doomagent.providers.base import (
     ModelRequest,
     ModelResponse,
     ProviderError,
+    Screenshot,
     user_message,
+    wire_messages,
 )
 from doomagent.providers.litellm_model import LiteLLMModel
 from doomagent.providers.settings import ImageSettings, RoleSettings
@@ -39,8 +41,10 @@ __all__ = [
     "ModelResponse",
     "ProviderError",
     "RoleSettings",
+    "Screenshot",
     "ScriptedModel",
     "SeededTestModel",
     "make_model",
     "user_message",
+    "wire_messages",
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
 
 from doomagent.errors import RunError, UserError
 
@@ -29,7 +33,7 @@ class ModelRequest:
     def has_image(self) -> bool:
         """Return True if any message carries an image part."""
         return any(
-            isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+            isinstance(m.get("content"), list) and any(p.get("type") in ("image", "image_url") for p in m["content"])
             for m in self.messages
         )
 
@@ -87,11 +91,54 @@ class MissingApiKeyError(UserError):
     """Raise when the environment variable that should hold a role's API key is unset."""
 
 
-def user_message(text: str, image_url: str | None = None, *, detail: str | None = None) -> Message:
-    """Return a user chat message with optional image (a data URL) after the text."""
-    if image_url is None:
+@dataclass(frozen=True)
+class Screenshot:
+    """A screenshot waiting to be encoded: adapters that send it make the data URL (once), test doubles
+    that never look at it pay nothing."""
+
+    pixels: np.ndarray = field(repr=False)  # (height, width, 3) uint8 RGB
+    format: Literal["jpeg", "png"] = "jpeg"
+    quality: int = 85
+    max_side: int | None = None
+    detail: str | None = None
+
+    @cached_property
+    def data_url(self) -> str:
+        """Return the image as a base64 data URL."""
+        from doomagent.env.observation import encode_image
+
+        raw = encode_image(self.pixels, self.format, quality=self.quality, max_side=self.max_side)
+        return f"data:image/{self.format};base64,{base64.b64encode(raw).decode()}"
+
+
+def user_message(text: str, image: Screenshot | str | None = None, *, detail: str | None = None) -> Message:
+    """Return a user chat message with an optional image after the text (a Screenshot or a data URL)."""
+    if image is None:
         return {"role": "user", "content": text}
-    image: dict[str, Any] = {"url": image_url}
+    if isinstance(image, Screenshot):
+        return {"role": "user", "content": [{"type": "text", "text": text}, {"type": "image", "image": image}]}
+    url: dict[str, Any] = {"url": image}
     if detail:
-        image["detail"] = detail
-    return {"role": "user", "content": [{"type": "text", "text": text}, {"type": "image_url", "image_url": image}]}
+        url["detail"] = detail
+    return {"role": "user", "content": [{"type": "text", "text": text}, {"type": "image_url", "image_url": url}]}
+
+
+def wire_messages(messages: Sequence[Message]) -> list[Message]:
+    """Return messages in OpenAI's wire format: Screenshot parts become image_url data URLs."""
+    out: list[Message] = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and any(p.get("type") == "image" for p in content):
+            parts = []
+            for p in content:
+                if p.get("type") == "image":
+                    shot: Screenshot = p["image"]
+                    url: dict[str, Any] = {"url": shot.data_url}
+                    if shot.detail:
+                        url["detail"] = shot.detail
+                    parts.append({"type": "image_url", "image_url": url})
+                else:
+                    parts.append(p)
+            m = {**m, "content": parts}
+        out.append(m)
+    return out

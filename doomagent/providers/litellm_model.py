@@ -8,7 +8,14 @@ from typing import Any
 
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
 
-from doomagent.providers.base import ErrorKind, MissingApiKeyError, ModelRequest, ModelResponse, ProviderError
+from doomagent.providers.base import (
+    ErrorKind,
+    MissingApiKeyError,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    wire_messages,
+)
 from doomagent.providers.settings import RoleSettings
 
 # Providers that run on the user's own machine or network and take no key by default.
@@ -76,7 +83,7 @@ class LiteLLMModel:
         s = self.settings
         kwargs: dict[str, Any] = {
             "model": s.model,
-            "messages": list(request.messages),
+            "messages": wire_messages(request.messages),
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "timeout": s.timeout,
