@@ -52,7 +52,7 @@ def test_eval_then_report_then_replay(tmp_path):
     md = (report_dir / "report.md").read_text()
     assert "| Prompt | PMAT_A / D-PMAT_A | PMAT_B / D-PMAT_B | PMAT_C / D-PMAT_C | PMAT_D / D-PMAT_D |" in md
     assert "| plan (test) | 120/120 | ∞ | ∞ | ∞ | 0% | 0% | 0/3 |" in md
-    assert "| reference |" in md
+    assert "| reference (ceiling) |" in md
     html = (report_dir / "report.html").read_text()
     assert "<table>" in html and "data:image/png;base64," in html
     metrics = json.loads((report_dir / "metrics.json").read_text())

@@ -66,6 +66,8 @@ class Group:
     @property
     def label(self) -> str:
         """Return the row label: recipe (model)."""
+        if self.recipe.get("strategy") == "reference":
+            return f"{self.recipe['name']} (ceiling)"
         roles = self.recipe.get("roles") or {}
         model = (roles.get("agent") or {}).get("model")
         return f"{self.recipe['name']} ({model})" if model else str(self.recipe["name"])
@@ -131,7 +133,8 @@ def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: 
     labels = [r.label for r in rooms.rooms if r.on_route]
     route_length = rooms.route.length if rooms.route else 0.0
     rows = []
-    for g in groups:
+    # The scripted ceiling goes last, like the paper's human row.
+    for g in sorted(groups, key=lambda g: g.recipe.get("strategy") == "reference"):
         records = _records(g, rooms)
         rows.append(
             Row(
