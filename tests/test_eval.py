@@ -66,6 +66,10 @@ def test_eval_then_report_then_replay(tmp_path):
     with Image.open(gif) as img:
         assert img.n_frames == 31  # frames 0, 4, ..., 120
         assert img.size == (320, 216)  # half size plus the caption band
+    mp4 = tmp_path / "trial.mp4"
+    result = runner.invoke(app, ["replay", str(group / "trial-000"), "--out", str(mp4), "--every", "8"])
+    assert result.exit_code == 0, result.output
+    assert mp4.read_bytes()[4:8] == b"ftyp" and "16 frames" in result.output
 
 
 def test_report_and_replay_errors(tmp_path):
