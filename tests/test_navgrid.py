@@ -48,6 +48,6 @@ def test_walker_plans_item_detours_on_e1m1(e1m1_rooms):
     walker = GridWalker.for_map(e1m1_rooms)
     assert 1 <= len(walker.goals) <= 8
     # Farthest from the exit first.
-    dist, _ = e1m1_rooms.navgrid._field
+    dist, _ = e1m1_rooms.navgrid.exit_field
     order = [dist[e1m1_rooms.navgrid.nearest_walkable(*goal.position, reach=2)] for goal in walker.goals]
     assert order == sorted(order, reverse=True)

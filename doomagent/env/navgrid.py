@@ -118,7 +118,7 @@ class NavGrid:
         return dist, pred
 
     @cached_property
-    def _field(self) -> tuple[np.ndarray, np.ndarray]:
+    def exit_field(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the distance field to the exit."""
         return self.field_to(self.exit_cells)
 
@@ -136,7 +136,7 @@ class NavGrid:
 
     def distance_to_exit(self, x: float, y: float) -> float:
         """Return the walking distance from (x, y) to the exit (inf where none is known)."""
-        dist, _ = self._field
+        dist, _ = self.exit_field
         cell = self.nearest_walkable(x, y)
         return float(dist[cell]) if cell is not None else math.inf
 
@@ -159,7 +159,7 @@ class NavGrid:
 
     def path_to_exit(self, x: float, y: float, limit: int = 400) -> list[int]:
         """Return the cells from (x, y) toward the exit along the distance field."""
-        return self.follow(self._field, x, y, limit)
+        return self.follow(self.exit_field, x, y, limit)
 
     def follow(self, field: tuple[np.ndarray, np.ndarray], x: float, y: float, limit: int = 400) -> list[int]:
         """Return the cells from (x, y) down a distance field (from field_to) toward its goal."""

@@ -73,7 +73,7 @@ class GridWalker:
     def _plan_goals(self, skill: int) -> list[Goal]:
         """Return the items whose detour from start to exit is short enough, farthest from the exit first."""
         g, grid = self.room_map.geometry, self.grid
-        exit_dist, _ = grid._field
+        exit_dist, _ = grid.exit_field
         sx, sy, _ = g.start
         start = grid.nearest_walkable(sx, sy)
         if start is None or not np.isfinite(exit_dist[start]):
@@ -148,7 +148,7 @@ class GridWalker:
         if self._unstick:
             return self._unstick.pop()
         goal = self._goal(here)
-        goal_field = goal.field if goal is not None else g._field
+        goal_field = goal.field if goal is not None else g.exit_field
         start = g.nearest_walkable(x, y)
         unstick = self._watch.stalled(float(goal_field[0][start]) if start is not None else math.inf)
         if unstick:
