@@ -25,7 +25,6 @@ class EpisodeSummary:
     rooms_entered: list[tuple[int, str]]
     room_frames: dict[str, int]
     health: int
-    kills: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Return the summary as JSON-ready data."""

@@ -118,7 +118,7 @@ def run_trial(
         log=log,
         walkthrough=recipe.walkthrough_text(recipe_dir),
         allowed=recipe.allowed_actions,
-        prompts_dir=recipe.prompts_dir,
+        prompts_dir=(recipe_dir / recipe.prompts_dir) if recipe.prompts_dir and recipe_dir else recipe.prompts_dir,
     )
     seed = trial if seed is None else seed
     obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
