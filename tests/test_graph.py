@@ -172,3 +172,28 @@ def test_restricted_actions_are_enforced():
     assert result.waits == 1
     assert "Allowed answers: UP, LEFT, WAIT." in models["agent"].calls[0].text()
     assert Action.FIRE.value not in models["agent"].calls[0].text().split("Allowed answers:")[1].split("\n")[0]
+
+
+def test_a_recipe_can_bring_its_own_prompts(tmp_path):
+    import shutil
+
+    from doomagent.errors import ConfigError
+    from doomagent.prompts import PROMPT_DIR
+
+    prompts = tmp_path / "my_prompts"
+    shutil.copytree(PROMPT_DIR, prompts, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    agent = prompts / "agent.j2"
+    agent.write_text("MY OWN PROMPT\n" + agent.read_text())
+    recipe_file = tmp_path / "mine.yaml"
+    recipe_file.write_text(
+        "name: mine\nstrategy: naive\nprompts_dir: my_prompts\n"
+        "roles: {vision: {model: test}, agent: {model: test}}\nenv: {max_frames: 4}\n"
+    )
+    recipe, folder = load_recipe(recipe_file)
+    models = scripted()
+    run_trial(recipe, models=models, recipe_dir=folder)
+    assert models["agent"].calls[0].text().count("MY OWN PROMPT") == 1
+
+    agent.write_text("{{ no_such_variable }}")
+    with pytest.raises(ConfigError, match="no_such_variable"):
+        run_trial(recipe, models=scripted(), recipe_dir=folder)
