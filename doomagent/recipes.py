@@ -50,7 +50,7 @@ class Roles(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    vision: VisionRole
+    vision: VisionRole | None = None
     planner: PlannerRole | None = None
     experts: ExpertsRole | None = None
     agent: AgentRole
@@ -64,6 +64,11 @@ class Recipe(BaseModel):
     name: str
     description: str = ""
     strategy: Strategy
+    perception: Literal["model", "engine", "hybrid"] = Field(
+        "model",
+        description="model: the Vision model; engine: the engine's own facts, no model (text-only "
+        "models can play); hybrid: the model's text plus the engine's facts",
+    )
     roles: Roles | None = Field(None, description="models per role; the reference strategy plays none")
     env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
     walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
@@ -89,7 +94,9 @@ class Recipe(BaseModel):
         if self.strategy == "reference":
             return self
         if self.roles is None:
-            raise ValueError(f"strategy {self.strategy!r} needs roles (vision and agent at least)")
+            raise ValueError(f"strategy {self.strategy!r} needs roles (an agent at least)")
+        if self.perception != "engine" and self.roles.vision is None:
+            raise ValueError(f"perception {self.perception!r} needs roles.vision (or set perception: engine)")
         if self.strategy in ("plan", "k-levels") and self.roles.planner is None:
             raise ValueError(f"strategy {self.strategy!r} needs roles.planner")
         if self.strategy == "k-levels" and self.roles.experts is None:

@@ -37,6 +37,11 @@ class RunLog:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         handle.flush()
 
+    def write(self, name: str, record: dict[str, Any]) -> None:
+        """Append a record to another log of the trial (e.g. audit.jsonl)."""
+        with self._lock:
+            self._write(name, record)
+
     def step(self, record: dict[str, Any]) -> None:
         """Record one decision."""
         with self._lock:

@@ -112,6 +112,7 @@ class Row:
     cells: dict[str, RoomCell]
     summary: Summary | None  # None for the paper's human row
     usage: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, int] = field(default_factory=dict)  # Vision audit: calls scored, hallucinated
 
 
 def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
@@ -136,12 +137,17 @@ def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: 
     # The scripted ceiling goes last, like the paper's human row.
     for g in sorted(groups, key=lambda g: g.recipe.get("strategy") == "reference"):
         records = _records(g, rooms)
+        audit: dict[str, int] = {}
+        for t in g.trials:
+            for key in ("calls", "hallucinated"):
+                audit[key] = audit.get(key, 0) + int((t.summary.get("vision_audit") or {}).get(key, 0))
         rows.append(
             Row(
                 g.label,
                 pmat_table(records, labels, lam=lam, death_scope=death_scope),
                 summarize(records, labels, route_length=route_length),
                 usage_by_role(records),
+                audit,
             )
         )
     geometry = rooms.geometry
@@ -251,7 +257,8 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         "∞: no trial entered the room. Rooms found automatically; route "
         f"{' → '.join(labels)} ({rooms.route.length if rooms.route else 0:.0f} map units)."
     )
-    (out / "report.md").write_text(f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n")
+    audits = audit_markdown(rows)
+    (out / "report.md").write_text(f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n")
     (out / "report.html").write_text(_html(title, notes, rows, labels, traj, bars))
     metrics = {
         "map": title,
@@ -264,12 +271,25 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
                 "cells": {k: vars(c) for k, c in r.cells.items()},
                 "summary": vars(r.summary) if r.summary else None,
                 "usage": {k: vars(u) for k, u in r.usage.items()},
+                "vision_audit": r.audit,
             }
             for r in rows
         ],
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str))
     return out
+
+
+def audit_markdown(rows: list[Row]) -> str:
+    """Return the Vision audit per row (hallucination rate against engine truth), or '' if none."""
+    scored = [r for r in rows if r.audit.get("calls")]
+    if not scored:
+        return ""
+    lines = ["| Row | Vision calls audited | Hallucinated | Rate |", "|---|---|---|---|"]
+    for r in scored:
+        calls, bad = r.audit["calls"], r.audit.get("hallucinated", 0)
+        lines.append(f"| {r.label} | {calls} | {bad} | {bad / calls:.1%} |")
+    return "\n".join(lines)
 
 
 def usage_markdown(rows: list[Row]) -> str:
@@ -313,5 +333,6 @@ img{{max-width:100%}}</style></head><body>
 <h2>Trajectories</h2>{img(traj, "trajectories")}
 <h2>Per room</h2>{img(bars, "per-room bars")}
 <h2>Model use per role</h2>{table(usage_markdown(rows))}
+{"<h2>Vision audit against the engine</h2>" + table(audit_markdown(rows)) if audit_markdown(rows) else ""}
 </body></html>
 """

@@ -58,6 +58,7 @@ class TrialResult:
     final_position: tuple[float, float] = (0.0, 0.0)
     path_length: float = 0.0
     env: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Return JSON-ready data."""
@@ -81,6 +82,12 @@ class TrialResult:
             "usage": self.usage,
             "totals": totals,
             "env": self.env,
+            "vision_audit": {
+                **self.audit,
+                "hallucination_rate": (
+                    self.audit.get("hallucinated", 0) / self.audit["calls"] if self.audit.get("calls") else None
+                ),
+            },
         }
 
 
@@ -88,8 +95,11 @@ def build_models(recipe: Recipe) -> dict[str, Model]:
     """Return one model per role the recipe plays."""
     if recipe.roles is None:
         return {}
+    skip = {"vision"} if recipe.perception == "engine" else set()
     return {
-        role: make_model(getattr(recipe.roles, role)) for role in ROLE_NAMES if getattr(recipe.roles, role) is not None
+        role: make_model(getattr(recipe.roles, role))
+        for role in ROLE_NAMES
+        if role not in skip and getattr(recipe.roles, role) is not None
     }
 
 
@@ -136,6 +146,7 @@ def run_trial(
         "waits": 0,
         "history": [],
         "usage": {},
+        "audit": {},
         "plan_frame": None,
         "experts_frame": None,
     }
@@ -187,6 +198,7 @@ def run_trial(
             final_position=tuple(state.get("position", (0.0, 0.0))[:2]),  # type: ignore[arg-type]
             path_length=path_length,
             env=recipe.env.model_dump(mode="json"),
+            audit=dict(state.get("audit", {})),
         )
         env.close()  # finishes the demo file
         log.close()

@@ -25,6 +25,14 @@ def add_usage(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict
     return out
 
 
+def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
+    """Reduce counter updates by adding them key by key."""
+    out = dict(left or {})
+    for key, value in (right or {}).items():
+        out[key] = out.get(key, 0) + value
+    return out
+
+
 class DoomState(TypedDict, total=False):
     """What flows between nodes each decision."""
 
@@ -49,9 +57,10 @@ class DoomState(TypedDict, total=False):
     waits: int  # decisions that fell back to WAIT
     history: Annotated[list[dict[str, Any]], append_history]
     usage: Annotated[dict[str, Any], add_usage]
+    audit: Annotated[dict[str, int], add_counts]  # Vision audit: calls scored, hallucinated
 
 
-REDUCERS = {"history": append_history, "usage": add_usage}
+REDUCERS = {"history": append_history, "usage": add_usage, "audit": add_counts}
 
 
 def merge_update(state: DoomState, update: dict[str, Any]) -> None:
