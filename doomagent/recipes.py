@@ -45,6 +45,15 @@ class AgentRole(RoleSettings):
     """The Agent: one action and a short reason per decision (paper: 0.9 / 25)."""
 
 
+class Budget(BaseModel):
+    """Caps per trial; a trial that reaches one ends cleanly with outcome `budget`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_calls: int | None = Field(None, ge=1, description="model calls, all roles together")
+    max_cost: float | None = Field(None, gt=0, description="US dollars, as LiteLLM prices the calls")
+
+
 class Roles(BaseModel):
     """The models of a recipe, one per role; a role left out is not played."""
 
@@ -72,6 +81,7 @@ class Recipe(BaseModel):
     roles: Roles | None = Field(None, description="models per role; the reference strategy plays none")
     env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
     walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
+    budget: Budget = Field(default_factory=Budget)
     context_tokens: int = Field(32768, ge=1024, description="history is clipped to fit this context")
     actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
     prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")

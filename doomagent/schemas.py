@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -145,3 +146,23 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     for prop in schema.get("properties", {}).values():
         prop.pop("default", None)
     return schema
+
+
+def decision_failure(allowed: frozenset[Action] | None = None) -> Callable[[str], str | None]:
+    """Return a check that names why an Agent answer is unusable: empty, off_schema or garbage (None if fine)."""
+
+    def check(text: str) -> str | None:
+        if not text.strip():
+            return "empty"
+        try:
+            parse_decision(text, allowed)
+        except ActionParseError:
+            return "off_schema" if json_object(text) is not None else "garbage"
+        return None
+
+    return check
+
+
+def empty_failure(text: str) -> str | None:
+    """Name an empty answer as a failure (Vision and Planner read any other text)."""
+    return None if text.strip() else "empty"

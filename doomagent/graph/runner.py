@@ -91,6 +91,15 @@ class TrialResult:
         }
 
 
+def _over_budget(recipe: Recipe, usage: dict[str, Any]) -> bool:
+    budget = recipe.budget
+    calls = sum(u.get("calls", 0) for u in usage.values())
+    cost = sum(u.get("cost", 0.0) for u in usage.values())
+    return (budget.max_calls is not None and calls >= budget.max_calls) or (
+        budget.max_cost is not None and cost >= budget.max_cost
+    )
+
+
 def build_models(recipe: Recipe) -> dict[str, Model]:
     """Return one model per role the recipe plays."""
     if recipe.roles is None:
@@ -161,6 +170,9 @@ def run_trial(
                     merge_update(state, update)
                     if node == "act" and before is not None:
                         path_length += math.dist(before[:2], state["position"][:2])
+                if node == "act" and not state.get("done") and _over_budget(recipe, state.get("usage", {})):
+                    outcome = "budget"
+                    break
                 if node == "act" and on_progress is not None:
                     usage = state.get("usage", {})
                     on_progress(
@@ -177,7 +189,10 @@ def run_trial(
                             sum(u["cost"] for u in usage.values()),
                         )
                     )
-        outcome = state.get("outcome") or "interrupted"
+            if outcome == "budget":
+                break
+        if outcome != "budget":
+            outcome = state.get("outcome") or "interrupted"
     except KeyboardInterrupt:
         outcome = "interrupted"
         raise

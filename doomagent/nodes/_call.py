@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from doomagent.errors import RunError
@@ -10,8 +11,14 @@ from doomagent.graph.context import RunContext
 from doomagent.providers.base import ModelRequest, ModelResponse, ProviderError
 
 
-def call_model(ctx: RunContext, model_role: str, request: ModelRequest) -> tuple[ModelResponse | None, dict[str, Any]]:
-    """Return the response (None after a provider failure) and a usage update for the state."""
+def call_model(
+    ctx: RunContext, model_role: str, request: ModelRequest, check: Callable[[str], str | None] | None = None
+) -> tuple[ModelResponse | None, dict[str, Any]]:
+    """Return the response (None after a provider failure) and a usage update for the state.
+
+    `check` classifies an answer that arrived but is unusable (empty, garbage, off the schema); such an
+    answer is logged as a failure of that type too.
+    """
     model = ctx.model(model_role)
     start = time.perf_counter()
     response: ModelResponse | None = None
@@ -22,6 +29,10 @@ def call_model(ctx: RunContext, model_role: str, request: ModelRequest) -> tuple
         error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
     except RunError as exc:
         error = {"type": "other", "message": str(exc)[:500]}
+    if response is not None and check is not None:
+        failure = check(response.text)
+        if failure is not None:
+            error = {"type": failure, "message": f"unusable answer: {response.text[:200]!r}"}
     latency = response.latency_s if response and response.latency_s else time.perf_counter() - start
     ctx.log.call(
         {

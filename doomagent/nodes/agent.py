@@ -15,7 +15,7 @@ from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
 from doomagent.providers.settings import RoleSettings
-from doomagent.schemas import decision_schema, parse_decision
+from doomagent.schemas import decision_failure, decision_schema, parse_decision
 
 
 def agent_request(
@@ -64,7 +64,7 @@ def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         use_plan=strategy in ("plan", "k-levels"),
         experts=strategy == "k-levels",
     )
-    response, usage = call_model(ctx, "agent", request)
+    response, usage = call_model(ctx, "agent", request, decision_failure(ctx.allowed))
     raw = response.text if response is not None else ""
     try:
         action, reason = parse_decision(raw, ctx.allowed)

@@ -12,7 +12,7 @@ from doomagent.graph.context import RunContext
 from doomagent.graph.state import DoomState, add_usage
 from doomagent.nodes._call import call_model
 from doomagent.nodes.agent import agent_request
-from doomagent.schemas import parse_decision
+from doomagent.schemas import decision_failure, parse_decision
 
 
 def experts(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -22,8 +22,9 @@ def experts(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     role = ctx.recipe.roles.experts
     assert role is not None, "the builder adds experts only when the recipe has them"
     request = agent_request(state, ctx, role, name="expert", use_plan=True, experts=False)
+    check = decision_failure(ctx.allowed)
     with ThreadPoolExecutor(max_workers=role.count, thread_name_prefix="expert") as pool:
-        results = list(pool.map(lambda _: call_model(ctx, "experts", request), range(role.count)))
+        results = list(pool.map(lambda _: call_model(ctx, "experts", request, check), range(role.count)))
     moves: list[str] = []
     usage: dict[str, Any] = {}
     for i, (response, delta) in enumerate(results, start=1):

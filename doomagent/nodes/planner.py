@@ -12,7 +12,7 @@ from doomagent.nodes._call import call_model
 from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
-from doomagent.schemas import Plan, parse_plan, strict_schema
+from doomagent.schemas import Plan, empty_failure, parse_plan, strict_schema
 
 
 def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         schema_name="plan",
         frame=state["frame"],
     )
-    response, usage = call_model(ctx, "planner", request)
+    response, usage = call_model(ctx, "planner", request, empty_failure)
     update: dict[str, Any] = {"plan_frame": state["frame"], "usage": usage}
     if response is not None:
         steps = parse_plan(response.text).steps[: role.max_steps]

@@ -12,7 +12,7 @@ from doomagent.nodes._call import call_model
 from doomagent.perception import audit, engine_report
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, Screenshot, user_message
-from doomagent.schemas import VisionReport, parse_vision, strict_schema
+from doomagent.schemas import VisionReport, empty_failure, parse_vision, strict_schema
 
 
 def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         schema_name="vision_report",
         frame=state["frame"],
     )
-    response, usage = call_model(ctx, "vision", request)
+    response, usage = call_model(ctx, "vision", request, empty_failure)
     report = parse_vision(response.text) if response and response.text.strip() else None
     update: dict[str, Any] = {"usage": usage}
     if report is not None:

@@ -13,7 +13,19 @@ import numpy as np
 from doomagent.errors import RunError, UserError
 
 Message = dict[str, Any]  # OpenAI chat format: {"role": ..., "content": str | list of parts}
-ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "auth", "bad_request", "empty", "other"]
+ErrorKind = Literal[
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "malformed",
+    "auth",
+    "bad_request",
+    "empty",
+    "garbage",
+    "off_schema",
+    "other",
+]
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,8 @@ def error_kind(exc: BaseException) -> ErrorKind:
     text = str(exc).lower()
     if "connection error" in text or "connection refused" in text or "connecterror" in text:
         return "connection"  # LiteLLM reports a refused connection as InternalServerError (500)
+    if "[200 ok]" in text or "jsondecodeerror" in text or "expecting value" in text or "unterminated string" in text:
+        return "malformed"  # a 200 whose body was not the JSON promised
     if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
         return "auth"
     if isinstance(status, int) and status >= 500:
@@ -191,4 +193,4 @@ def error_kind(exc: BaseException) -> ErrorKind:
 
 
 def _transient(exc: BaseException) -> bool:
-    return error_kind(exc) in ("rate_limit", "timeout", "connection", "server")
+    return error_kind(exc) in ("rate_limit", "timeout", "connection", "server", "malformed")

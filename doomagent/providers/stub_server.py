@@ -32,14 +32,36 @@ class Received:
     headers: dict[str, str]
 
 
+FAULTS = ("server_error", "rate_limit", "timeout", "disconnect", "malformed_json", "empty", "garbage", "off_schema")
+
+
 @dataclass
 class StubServer:
-    """Serve chat completions on 127.0.0.1 in a background thread; use as a context manager."""
+    """Serve chat completions on 127.0.0.1 in a background thread; use as a context manager.
+
+    With `fault_rate` > 0 a seeded share of chat requests fails, each in one of FAULTS: HTTP 500, HTTP 429,
+    no answer for `stall` seconds, the connection dropped, a body that is not JSON, empty text, garbage
+    text, or text that ignores the requested schema. `faults` records what each request got.
+    """
 
     kind: Literal["openai", "ollama"] = "openai"
     reply: Reply = default_reply
     requests: list[Received] = field(default_factory=list)
+    fault_rate: float = 0.0
+    seed: int = 0
+    stall: float = 2.0
+    faults: list[str | None] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
+
+    def _fault(self) -> str | None:
+        if self.fault_rate <= 0:
+            return None
+        rng = getattr(self, "_rng", None)
+        if rng is None:
+            import random
+
+            rng = self._rng = random.Random(self.seed)
+        return rng.choice(FAULTS) if rng.random() < self.fault_rate else None
 
     @property
     def url(self) -> str:
@@ -50,6 +72,7 @@ class StubServer:
 
     def __enter__(self) -> StubServer:
         stub = self
+        lock = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:  # keep test output clean
@@ -77,6 +100,36 @@ class StubServer:
                 expected = "/api/chat" if stub.kind == "ollama" else "/chat/completions"
                 if not self.path.rstrip("/").endswith(expected):
                     self._send(404, {"error": f"no route {self.path}"})
+                    return
+                with lock:
+                    fault = stub._fault()
+                    stub.faults.append(fault)
+                if fault == "server_error":
+                    self._send(500, {"error": {"message": "injected server error", "type": "server_error"}})
+                    return
+                if fault == "rate_limit":
+                    self._send(429, {"error": {"message": "injected rate limit", "type": "rate_limit"}})
+                    return
+                if fault == "timeout":
+                    time.sleep(stub.stall)
+                    return  # nothing is sent; the client gave up long ago
+                if fault == "disconnect":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if fault == "malformed_json":
+                    raw = b'{"id": "x", "choices": [{"message": {"content": "ACTI'
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return
+                if fault in ("empty", "garbage", "off_schema"):
+                    text = {"empty": "", "garbage": "\u2591\u2592 %$#@!! qwzx", "off_schema": '{"move": "forward"}'}[
+                        fault
+                    ]
+                    self._send(200, stub._payload(body, text))
                     return
                 answer = stub.reply(body)
                 status, text = answer if isinstance(answer, tuple) else (200, answer)

@@ -1,0 +1,61 @@
+"""Provider faults survived and recorded; budget caps end trials cleanly."""
+
+from collections import Counter
+
+from doomagent.graph import run_trial
+from doomagent.graph.runner import read_jsonl
+from doomagent.providers.stub_server import FAULTS, StubServer
+from doomagent.recipes import load_recipe
+
+KIND = {
+    "server_error": "server",
+    "rate_limit": "rate_limit",
+    "timeout": "timeout",
+    "disconnect": "connection",
+    "malformed_json": "malformed",
+    "empty": "empty",
+    "garbage": "garbage",
+    "off_schema": "off_schema",
+}
+
+
+def test_a_thousand_decisions_through_twenty_percent_faults(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # The healthy answers hold still at the start on the easiest skill, so the player lives 2,000 frames.
+    with StubServer(fault_rate=0.2, seed=7, stall=1.0, reply=lambda body: "ACTION: WAIT\nREASON: hold") as server:
+        recipe, _ = load_recipe(
+            "naive",
+            model="openai/stub",
+            max_frames=2000,
+            overrides=[
+                "perception=engine",
+                "roles.vision=null",
+                f"agent.api_base={server.url}/v1",
+                "agent.retries=0",
+                "agent.timeout=0.4",
+                "env.stuck_frames=100000000",
+            ],
+        )
+        result = run_trial(recipe, out=tmp_path)
+    assert result.outcome == "max_frames" and result.decisions == 1000
+    faults = server.faults
+    assert len(faults) == 1000 and set(faults) - {None} == set(FAULTS)
+    assert 150 <= sum(f is not None for f in faults) <= 250
+    calls = read_jsonl(tmp_path / "calls.jsonl")
+    assert [c["error"]["type"] if c["error"] else None for c in calls] == [KIND.get(f) for f in faults]
+    steps = read_jsonl(tmp_path / "steps.jsonl")
+    waited = [s for s in steps if not s["parse_ok"]]  # decisions that got no action
+    assert result.waits == len(waited) == sum(f is not None for f in faults)
+    assert all(s["action"] == "WAIT" for s in waited)
+    assert result.usage["agent"]["errors"] == result.waits
+    print(Counter(faults))
+
+
+def test_budget_caps_end_the_trial_cleanly(tmp_path):
+    recipe, _ = load_recipe(
+        "naive", model="test", vision_model="test", max_frames=400, overrides=["budget.max_calls=10"]
+    )
+    result = run_trial(recipe, out=tmp_path)
+    assert result.outcome == "budget" and result.decisions == 5
+    assert sum(u["calls"] for u in result.usage.values()) == 10
+    assert (tmp_path / "summary.json").is_file()
