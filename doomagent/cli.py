@@ -124,7 +124,8 @@ def run(
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doomagent.graph import build_models, run_trial, write_recipe
+    from doomagent.graph import run_trial, write_recipe
+    from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
 
     try:
@@ -132,7 +133,7 @@ def run(
             recipe, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
         )
         resolved.walkthrough_text(recipe_dir)
-        build_models(resolved)  # fail fast on a missing key, before the engine starts
+        check_models(resolved)  # fail fast on a missing key or package, before the engine starts
     except DoomAgentError as exc:
         _fail(exc)
     folder = out_dir or Path("runs") / f"{resolved.name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -160,7 +161,6 @@ def run(
                     trial=i,
                     seed=seed + i,
                     out=folder / f"trial-{i:03d}",
-                    models=build_models(resolved),
                     recipe_dir=recipe_dir,
                     on_progress=show,
                     full_prompts=full_prompts,
@@ -198,7 +198,7 @@ def eval_cmd(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from doomagent.eval import plan_jobs, run_jobs
-    from doomagent.graph import build_models
+    from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
 
     try:
@@ -208,7 +208,7 @@ def eval_cmd(
                 name, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
             )
             recipe.walkthrough_text(folder)
-            build_models(recipe)  # a missing key fails here, before any worker starts
+            check_models(recipe)  # a missing key or package fails here, before any worker starts
             loaded.append((recipe, folder))
         jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
     except DoomAgentError as exc:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,19 +101,71 @@ def _over_budget(recipe: Recipe, usage: dict[str, Any]) -> bool:
     )
 
 
-def build_models(recipe: Recipe) -> dict[str, Model]:
-    """Return one model per role the recipe plays."""
+def _roles(recipe: Recipe) -> dict[str, Any]:
     if recipe.roles is None:
         return {}
     skip = {"vision"} if recipe.perception == "engine" else set()
-    return {
-        role: make_model(getattr(recipe.roles, role))
-        for role in ROLE_NAMES
-        if role not in skip and getattr(recipe.roles, role) is not None
-    }
+    return {r: getattr(recipe.roles, r) for r in ROLE_NAMES if r not in skip and getattr(recipe.roles, r) is not None}
 
 
-def run_trial(
+def check_models(recipe: Recipe) -> None:
+    """Raise a typed error now for a model that cannot be used (missing key, missing local package)."""
+    from doomagent.providers.local import check_local, is_local
+
+    for settings in _roles(recipe).values():
+        if is_local(settings.model):
+            check_local(settings.model.split("/", 1)[1])
+        else:
+            make_model(settings)
+
+
+@contextmanager
+def serving_local_models(recipe: Recipe) -> Iterator[Recipe]:
+    """Start an embedded llama.cpp server per local model the recipe names; yield the recipe pointed at them."""
+    from doomagent.providers.local import PREFIX, LocalServer, local_names
+
+    roles = _roles(recipe)
+    names = local_names(list(roles.values()))
+    if not names:
+        yield recipe
+        return
+    servers = {name: LocalServer(name) for name in names}
+    try:
+        for server in servers.values():
+            server.start()
+        data = recipe.model_dump()
+        for role, settings in roles.items():
+            if settings.model.startswith(PREFIX):
+                server = servers[settings.model[len(PREFIX) :]]
+                slot = data["roles"][role]
+                slot.update(model=f"openai/{server.alias}", api_base=server.api_base)
+                if slot.get("structured") == "auto":
+                    slot["structured"] = "json_object"  # llama.cpp constrains output to the schema
+        yield Recipe.model_validate(data)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+def build_models(recipe: Recipe) -> dict[str, Model]:
+    """Return one model per role the recipe plays."""
+    return {role: make_model(settings) for role, settings in _roles(recipe).items()}
+
+
+def run_trial(recipe: Recipe, *, models: dict[str, Model] | None = None, **kwargs: Any) -> TrialResult:
+    """Play one trial; with `out`, write steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json.
+
+    Roles that name an embedded local model (`local/smollm2`) get a llama.cpp server on 127.0.0.1 for
+    the trial, stopped when it ends. Keyword arguments: trial, seed, out, builder, recipe_dir,
+    on_progress, full_prompts.
+    """
+    if models is not None:
+        return _play(recipe, models=models, **kwargs)
+    with serving_local_models(recipe) as served:
+        return _play(served, models=build_models(served), **kwargs)
+
+
+def _play(
     recipe: Recipe,
     *,
     trial: int = 0,
@@ -124,7 +177,6 @@ def run_trial(
     on_progress: Callable[[Progress], None] | None = None,
     full_prompts: bool = False,
 ) -> TrialResult:
-    """Play one trial; with `out`, write steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json."""
     models = models if models is not None else build_models(recipe)
     builder = builder or GraphBuilder.from_recipe(recipe)
     graph = builder.compile()
