@@ -317,6 +317,32 @@ def replay(
     out.print(f"wrote {out_path} ({n} frames)")
 
 
+@app.command()
+def serve(
+    model: Annotated[str, typer.Option(help="local model: smollm2 or gemma3-270m")] = "smollm2",
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: a free one)")] = 0,
+) -> None:
+    """Serve an embedded local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
+    import time
+
+    from doomagent.providers.local import LocalServer
+
+    server = LocalServer(model, port=port)
+    try:
+        server.start()
+    except DoomAgentError as exc:
+        _fail(exc)
+    out.print(f"serving {model} at {server.api_base} (model name {server.alias!r}); Ctrl-C stops it")
+    out.print(f"use it with: --model openai/{server.alias} --set agent.api_base={server.api_base}")
+    try:
+        while server.process is not None and server.process.poll() is None:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
     try:
