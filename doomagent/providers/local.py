@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -99,7 +100,9 @@ class LocalServer:
         if self.threads:
             cmd += ["--n_threads", str(self.threads)]
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        # The server logs a lot at load: to a file, since an unread pipe would fill and stall it.
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; stop() closes it
+        self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -125,8 +128,10 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process is not None and self.process.stderr:
-            self.process.stderr.close()
+        log = getattr(self, "_log", None)
+        if log is not None:
+            log.close()
+            self._log = None
         self.process = None
 
     def __enter__(self) -> LocalServer:
