@@ -97,8 +97,9 @@ class LocalServer:
             "--n_ctx",
             str(self.n_ctx),
         ]
-        if self.threads:
-            cmd += ["--n_threads", str(self.threads)]
+        # llama.cpp's server uses half the cores by default; a 135M model is compute-bound: use them all.
+        threads = self.threads or os.cpu_count() or 1
+        cmd += ["--n_threads", str(threads), "--n_threads_batch", str(threads)]
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
         # The server logs a lot at load: to a file, since an unread pipe would fill and stall it.
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; stop() closes it
