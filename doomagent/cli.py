@@ -321,14 +321,18 @@ def replay(
 def serve(
     model: Annotated[str, typer.Option(help="local model: smollm2 or gemma3-270m")] = "smollm2",
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: a free one)")] = 0,
+    weights: Annotated[
+        str, typer.Option(help="q8_0 (re-encoded once, fastest here), f16, q4_0, or shipped (the file as it comes)")
+    ] = "q8_0",
 ) -> None:
     """Serve an embedded local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     import time
 
-    from doomagent.providers.local import LocalServer
+    from doomagent.providers.local import server_for
 
-    server = LocalServer(model, port=port)
     try:
+        server = server_for(f"{model}:{weights}")
+        server.port = port
         server.start()
     except DoomAgentError as exc:
         _fail(exc)

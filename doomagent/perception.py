@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
-from doomagent.env.observation import Observation, VisibleObject
+import numpy as np
+
+from doomagent.env.geometry import MapGeometry
+from doomagent.env.observation import Observation, VisibleObject, bearing
 from doomagent.env.rooms import RoomMap
 from doomagent.schemas import VisionReport
 
 ITEM_CATEGORIES = ("Health", "Armor", "Ammo", "Weapon", "Key", "Powerup")
 HAZARD_NAMES = ("ExplosiveBarrel",)
+HALF_FOV = 45.0  # the engine's default 90-degree horizontal field of view
+SIGHT = 1024.0  # doors and switches farther than this are not described
+MAX_ITEMS = 3  # the nearest items, doors and switches listed; the rest are counted
 COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 
 
@@ -22,8 +29,48 @@ def live_enemies(obs: Observation) -> list[VisibleObject]:
 
 
 def _where(o: VisibleObject) -> str:
-    side = "ahead" if abs(o.bearing) <= 10 else ("to the left" if o.bearing > 0 else "to the right")
-    return f"{o.name} {side}, {o.distance:.0f} units away"
+    return _place(o.name, o.bearing, o.distance)
+
+
+def _place(name: str, bearing_deg: float, distance: float) -> str:
+    side = "ahead" if abs(bearing_deg) <= 10 else ("left" if bearing_deg > 0 else "right")
+    return f"{name} {side} {distance:.0f}"
+
+
+@lru_cache(maxsize=8)
+def _landmarks(g: MapGeometry) -> tuple[tuple[str, float, float, int], ...]:
+    """Return (name, x, y, group) of every door face and exit line; a door's faces share its group."""
+    out: list[tuple[str, float, float, int]] = []
+    for sector, door in g.doors.items():
+        name = f"{door.key} key door" if door.key else "door"
+        faces = np.flatnonzero(
+            ((g.line_front == sector) | (g.line_back == sector)) & (g.line_front >= 0) & (g.line_back >= 0)
+        )
+        for line in faces.tolist():
+            other = int(g.line_back[line] if g.line_front[line] == sector else g.line_front[line])
+            if other not in g.doors:  # a face between the door and a room, not between two door sectors
+                out.append((name, *g.line_midpoint(line), sector))
+    for line in g.exit_lines:
+        name = "exit switch" if g.line_back[line] < 0 else "exit (walk over it)"
+        out.append((name, *g.line_midpoint(line), -1 - line))
+    return tuple(out)
+
+
+def doors_in_view(obs: Observation, room_map: RoomMap) -> list[tuple[float, str]]:
+    """Return (distance, description) of the doors and exit switches in the field of view with a clear line of
+    sight, from the map geometry (a door counts once, by its nearest face)."""
+    x, y, _ = obs.position
+    nearest: dict[int, tuple[float, str]] = {}
+    for name, lx, ly, group in _landmarks(room_map.geometry):
+        distance = math.hypot(lx - x, ly - y)
+        b = bearing(x, y, obs.angle, lx, ly)
+        if distance > SIGHT or abs(b) > HALF_FOV or (group in nearest and nearest[group][0] <= distance):
+            continue
+        # Aim a little short of the line: a switch sits on a wall, which the sight line must not count.
+        t = max(0.0, 1.0 - 8.0 / max(distance, 1e-9))
+        if room_map.clear_path((x, y), (x + (lx - x) * t, y + (ly - y) * t), margin=0.0):
+            nearest[group] = (distance, _place(name, b, distance))
+    return sorted(nearest.values())
 
 
 def _hurting_floor_ahead(obs: Observation, room_map: RoomMap | None) -> bool:
@@ -38,17 +85,28 @@ def _hurting_floor_ahead(obs: Observation, room_map: RoomMap | None) -> bool:
 def engine_report(obs: Observation, room_map: RoomMap | None = None) -> VisionReport:
     """Return what the engine knows of the view, in the Vision report's structure."""
     facing = COMPASS[int(((obs.angle % 360) + 22.5) // 45) % 8]
-    room = f"You are in room {obs.room or '?'} of the level, facing {facing}."
+    room = f"room {obs.room or '?'}, facing {facing}"
     hazards = [_where(o) for o in obs.objects if o.name in HAZARD_NAMES]
     if _hurting_floor_ahead(obs, room_map):
         hazards.append("a floor that hurts (toxic liquid) just ahead")
     return VisionReport(
         room=room,
         enemies=[_where(o) for o in live_enemies(obs)],
-        items=[_where(o) for o in obs.objects if o.category in ITEM_CATEGORIES],
+        items=_items(obs, room_map),
         hazards=hazards,
         hud=obs.hud.as_lines(),
     )
+
+
+def _items(obs: Observation, room_map: RoomMap | None) -> list[str]:
+    seen = [(o.distance, _where(o)) for o in obs.objects if o.category in ITEM_CATEGORIES]
+    if room_map is not None:
+        seen += doors_in_view(obs, room_map)
+    seen.sort()
+    items = [text for _, text in seen[:MAX_ITEMS]]
+    if len(seen) > MAX_ITEMS:
+        items.append(f"{len(seen) - MAX_ITEMS} more farther away")
+    return items
 
 
 def _number_after(word: str, lines: list[str]) -> int | None:

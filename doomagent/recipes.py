@@ -82,7 +82,13 @@ class Recipe(BaseModel):
     env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
     walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
     budget: Budget = Field(default_factory=Budget)
-    context_tokens: int = Field(32768, ge=1024, description="history is clipped to fit this context")
+    context_tokens: int = Field(32768, ge=512, description="history is clipped to fit this context")
+    history_chunk: int = Field(
+        1,
+        ge=1,
+        description="drop the oldest moves this many at a time when the history outgrows the context, so "
+        "consecutive prompts share their beginning (prompt caching; 8 suits a local model)",
+    )
     actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
     prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")
 

@@ -30,8 +30,7 @@ class VisionReport(BaseModel):
         lines = [f"ROOM: {self.room}"]
         for name, items in (("ENEMIES", self.enemies), ("ITEMS", self.items), ("HAZARDS", self.hazards)):
             lines.append(f"{name}: {'; '.join(items) if items else 'none'}")
-        lines.append("HUD:")
-        lines.extend(f"- {h}" for h in self.hud)
+        lines.append(f"HUD: {'; '.join(self.hud) if self.hud else 'not read'}")
         return "\n".join(lines)
 
 
@@ -126,15 +125,45 @@ def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple
 
 
 @lru_cache(maxsize=32)
-def decision_schema(allowed: frozenset[Action] | None = None) -> dict[str, Any]:
-    """Return the JSON schema of an agent decision, the action an enum of the allowed ones (cached: do not mutate)."""
+def decision_schema(allowed: frozenset[Action] | None = None, reason_chars: int | None = None) -> dict[str, Any]:
+    """Return the JSON schema of an agent decision, the action an enum of the allowed ones (cached: do not mutate).
+
+    `reason_chars` caps the reason's length: a grammar-constrained server (llama.cpp) then always closes the
+    JSON within the token budget instead of being cut off mid-string.
+    """
     names = [a.value for a in Action if allowed is None or a in allowed]
+    reason: dict[str, Any] = {"type": "string"}
+    if reason_chars is not None:
+        reason["maxLength"] = reason_chars
     return {
         "type": "object",
-        "properties": {"action": {"type": "string", "enum": names}, "reason": {"type": "string"}},
+        "properties": {"action": {"type": "string", "enum": names}, "reason": reason},
         "required": ["action", "reason"],
         "additionalProperties": False,
     }
+
+
+def reason_chars(max_tokens: int, frame_tokens: int) -> int:
+    """Return the longest reason that still ends within `max_tokens`, given the tokens of the answer around it
+    (~3 characters a token)."""
+    return max(12, (max_tokens - frame_tokens) * 3)
+
+
+@lru_cache(maxsize=32)
+def decision_grammar(allowed: frozenset[Action] | None = None, reason_chars: int = 60) -> str:
+    """Return a GBNF grammar (llama.cpp) for the two-line answer: ACTION first, so a cut-off reason never loses it."""
+    names = [a.value for a in Action if allowed is None or a in allowed]
+    names.sort(key=len, reverse=True)  # alternatives are tried in order: STRAFE LEFT before LEFT
+    choices = " | ".join(json.dumps(n) for n in names)
+    return (
+        'root ::= "ACTION: " action "\\nREASON: " reason\n'
+        f"action ::= {choices}\n"
+        f"reason ::= [^\\n]{{1,{reason_chars}}}\n"
+    )
+
+
+JSON_FRAME_TOKENS = 16  # {"action": "STRAFE RIGHT", "reason": "..."} without the reason's words
+TEXT_FRAME_TOKENS = 8  # ACTION: STRAFE RIGHT / REASON: without the reason's words
 
 
 @lru_cache(maxsize=32)

@@ -1,5 +1,6 @@
 """Provider faults survived and recorded; budget caps end trials cleanly."""
 
+import json
 from collections import Counter
 
 from doomagent.graph import run_trial
@@ -59,3 +60,16 @@ def test_budget_caps_end_the_trial_cleanly(tmp_path):
     assert result.outcome == "budget" and result.decisions == 5
     assert sum(u["calls"] for u in result.usage.values()) == 10
     assert (tmp_path / "summary.json").is_file()
+
+
+def test_a_cost_cap_ends_the_trial_once_the_priced_calls_reach_it(tmp_path):
+    # gpt-4o's price comes from LiteLLM's bundled cost map; the server is ours, on 127.0.0.1.
+    with StubServer("openai") as server:
+        sets = ["perception=engine", f"agent.api_base={server.url}/v1", "budget.max_cost=0.02"]
+        recipe, _ = load_recipe("naive", model="openai/gpt-4o", max_frames=400, overrides=sets)
+        result = run_trial(recipe, out=tmp_path)
+    calls = read_jsonl(tmp_path / "calls.jsonl")
+    assert result.outcome == "budget" and 0 < len(calls) < 200 and all(c["cost"] > 0 for c in calls)
+    spent = sum(c["cost"] for c in calls)
+    assert spent >= 0.02 > spent - calls[-1]["cost"]  # the call that crossed the cap was the last one
+    assert json.loads((tmp_path / "summary.json").read_text())["outcome"] == "budget"

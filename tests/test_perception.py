@@ -1,6 +1,8 @@
 """Engine-grounded perception and the Vision audit, on the real engine."""
 
+import dataclasses
 import json
+import math
 
 import pytest
 
@@ -31,7 +33,7 @@ def test_engine_report_lists_what_the_engine_sees(views):
     rooms, quiet, busy = views
     report = engine_report(busy, rooms)
     assert report.enemies and report.enemies[0].startswith("Zombieman ahead")
-    assert report.room.startswith("You are in room A")
+    assert report.room.startswith("room A")
     assert "health 100%" in report.hud
     assert engine_report(quiet, rooms).enemies == []
     assert any(item.startswith("HealthBonus") for item in engine_report(quiet, rooms).items)
@@ -56,7 +58,7 @@ def test_engine_perception_feeds_the_agent_without_a_vision_model(tmp_path):
     assert result.decisions == 70
     prompts = [c.text() for c in agent.calls]
     assert any("ENEMIES: Zombieman ahead" in p for p in prompts)
-    assert all("ROOM: You are in room A" in p for p in prompts)
+    assert all("ROOM: room A, facing " in p for p in prompts)
     assert (tmp_path / "calls.jsonl").read_text().count('"role": "vision"') == 0
 
 
@@ -100,3 +102,18 @@ def test_report_shows_the_hallucination_rate(tmp_path):
     assert result.exit_code == 0, result.output
     md = (tmp_path / "run" / "report" / "report.md").read_text()
     assert "| naive (gpt-4o) | 4 | 4 | 100.0% |" in md
+
+
+def test_engine_report_names_the_exit_switch_in_view_from_the_map(views):
+    rooms, quiet, _ = views
+    g = rooms.geometry
+    line = g.exit_lines[0]
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]].tolist()
+    mx, my = g.line_midpoint(line)
+    length = math.hypot(bx - ax, by - ay)
+    nx, ny = (by - ay) / length, -(bx - ax) / length  # towards the line's front side, where the player stands
+    facing = math.degrees(math.atan2(-ny, -nx))
+    here = dataclasses.replace(quiet, position=(mx + 120 * nx, my + 120 * ny, 0.0), angle=facing, objects=())
+    assert engine_report(here, rooms).items == ["exit switch ahead 120"]
+    away = dataclasses.replace(here, angle=facing + 180)
+    assert engine_report(away, rooms).items == []

@@ -130,3 +130,15 @@ async def test_async_calls_and_connection_refused():
     with pytest.raises(ProviderError) as info:
         await dead.acomplete(_request())
     assert info.value.kind == "connection"
+
+
+def test_grammar_mode_sends_a_gbnf_for_decisions_and_a_schema_for_plans(tmp_path):
+    sets = ["agent.structured=grammar", "experts.structured=grammar", "planner.structured=grammar"]
+    result, requests = _run("openai", "openai/stub", tmp_path, extra=sets)
+    decisions = [r.body for r in requests if "grammar" in r.body]
+    assert len(decisions) == result.usage["agent"]["calls"] + result.usage["expert"]["calls"]
+    grammar = decisions[0]["grammar"]
+    assert grammar.startswith('root ::= "ACTION: " action') and '"STRAFE LEFT" | ' in grammar
+    assert "JSON" not in decisions[0]["messages"][0]["content"]  # the prompt asks for the two-line answer
+    plans = [r.body for r in requests if r.body.get("max_tokens") == 150]
+    assert plans and all(b["response_format"]["type"] == "json_object" for b in plans)

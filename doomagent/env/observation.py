@@ -13,6 +13,9 @@ import numpy as np
 ImageFormat = Literal["jpeg", "png"]
 
 
+WEAPON_AMMO = {2: "bullets", 3: "shells", 4: "bullets", 5: "rockets", 6: "cells", 7: "cells"}  # slot 1: fist/saw
+
+
 @dataclass(frozen=True)
 class Hud:
     """The numbers of the status bar."""
@@ -26,14 +29,17 @@ class Hud:
 
     def as_lines(self) -> list[str]:
         """Return the HUD as a short list of text lines."""
-        ammo = ", ".join(f"{k} {v}" for k, v in self.ammo.items())
-        return [
+        kind = WEAPON_AMMO.get(self.weapon)
+        others = ", ".join(f"{k} {v}" for k, v in self.ammo.items() if v and k != kind)
+        lines = [
             f"health {self.health}%",
             f"armor {self.armor}%",
-            f"weapon {self.weapon} (ammo {self.weapon_ammo})",
-            f"ammo: {ammo}",
-            f"weapons owned: {', '.join(map(str, self.weapons)) or 'none'}",
+            f"weapon {self.weapon}, ammo {self.weapon_ammo}" if kind else f"weapon {self.weapon}",
         ]
+        if others:
+            lines.append(f"other ammo: {others}")
+        lines.append(f"weapons {' '.join(map(str, self.weapons)) or 'none'}")
+        return lines
 
 
 @dataclass(frozen=True)

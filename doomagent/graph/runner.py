@@ -122,14 +122,14 @@ def check_models(recipe: Recipe) -> None:
 @contextmanager
 def serving_local_models(recipe: Recipe) -> Iterator[Recipe]:
     """Start an embedded llama.cpp server per local model the recipe names; yield the recipe pointed at them."""
-    from doomagent.providers.local import PREFIX, LocalServer, local_names
+    from doomagent.providers.local import PREFIX, local_names, server_for
 
     roles = _roles(recipe)
     names = local_names(list(roles.values()))
     if not names:
         yield recipe
         return
-    servers = {name: LocalServer(name) for name in names}
+    servers = {name: server_for(name) for name in names}
     try:
         for server in servers.values():
             server.start()
@@ -140,7 +140,7 @@ def serving_local_models(recipe: Recipe) -> Iterator[Recipe]:
                 slot = data["roles"][role]
                 slot.update(model=f"openai/{server.alias}", api_base=server.api_base)
                 if slot.get("structured") == "auto":
-                    slot["structured"] = "json_object"  # llama.cpp constrains output to the schema
+                    slot["structured"] = "grammar"  # llama.cpp enforces the answer's form (a schema for plans)
         yield Recipe.model_validate(data)
     finally:
         for server in servers.values():

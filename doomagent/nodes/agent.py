@@ -15,7 +15,15 @@ from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
 from doomagent.providers.settings import RoleSettings
-from doomagent.schemas import decision_failure, decision_schema, parse_decision
+from doomagent.schemas import (
+    JSON_FRAME_TOKENS,
+    TEXT_FRAME_TOKENS,
+    decision_failure,
+    decision_grammar,
+    decision_schema,
+    parse_decision,
+    reason_chars,
+)
 
 
 def agent_request(
@@ -23,7 +31,7 @@ def agent_request(
 ) -> ModelRequest:
     """Return the Agent prompt as a request; Experts use it too, on the plan variant."""
     strategy = ctx.recipe.strategy
-    structured = role.structured != "off"
+    structured = role.structured not in ("off", "grammar")  # grammar: the two-line text answer, enforced
     plan = state.get("plan") or []
     variables = {
         "level": ctx.level,
@@ -34,22 +42,37 @@ def agent_request(
         "expert_moves": "\n".join(state.get("expert_moves") or []) if experts else None,
         "feedback": state.get("feedback"),
         "structured": structured,
+        "constrained": role.structured == "grammar",
     }
     text = fill_history(
         render("agent", ctx.prompts_dir, history=HISTORY_SLOT, **variables),
         state.get("history", []),
         ctx.recipe.context_tokens,
         role.max_tokens,
+        ctx.recipe.history_chunk,
     )
     return ModelRequest(
         role=name,
         messages=[user_message(text)],
         temperature=role.temperature,
         max_tokens=role.max_tokens,
-        schema=decision_schema(ctx.allowed) if structured else None,
+        schema=_schema(ctx, role) if structured else None,
         schema_name="decision",
+        grammar=_grammar(ctx, role),
         frame=state["frame"],
     )
+
+
+def _grammar(ctx: RunContext, role: RoleSettings) -> str | None:
+    if role.structured != "grammar":
+        return None
+    return decision_grammar(ctx.allowed, reason_chars(role.max_tokens, TEXT_FRAME_TOKENS))
+
+
+def _schema(ctx: RunContext, role: RoleSettings) -> dict[str, Any]:
+    # Only llama.cpp-style json_object grammars are sure to honour maxLength; hosted strict modes may refuse it.
+    cap = reason_chars(role.max_tokens, JSON_FRAME_TOKENS) if role.structured == "json_object" else None
+    return decision_schema(ctx.allowed, cap)
 
 
 def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ def planner(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         state.get("history", []),
         ctx.recipe.context_tokens,
         role.max_tokens,
+        ctx.recipe.history_chunk,
     )
     request = ModelRequest(
         role="planner",

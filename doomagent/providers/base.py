@@ -38,6 +38,7 @@ class ModelRequest:
     max_tokens: int
     schema: dict[str, Any] | None = None  # JSON schema of the wanted output, when structured
     schema_name: str = "output"
+    grammar: str | None = None  # a GBNF grammar for the answer, used by roles with structured: grammar
     frame: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
 

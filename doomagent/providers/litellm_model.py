@@ -99,9 +99,15 @@ class LiteLLMModel:
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
             }
-        elif request.schema is not None and self._structured == "json_object":
+        elif request.grammar is not None and self._structured == "grammar":
+            kwargs["extra_body"] = {"grammar": request.grammar}
+        elif request.schema is not None and self._structured in ("json_object", "grammar"):
             kwargs["response_format"] = {"type": "json_object", "schema": request.schema}
-        kwargs.update(s.extra)
+        for key, value in s.extra.items():
+            if key == "extra_body" and isinstance(value, dict):
+                kwargs["extra_body"] = {**kwargs.get("extra_body", {}), **value}
+            else:
+                kwargs[key] = value
         return kwargs
 
     def _retrying(self, cls: type) -> Any:
@@ -122,7 +128,7 @@ class LiteLLMModel:
                     response = litellm.completion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
-        return self._response(response, time.perf_counter() - start, "response_format" in kwargs)
+        return self._response(response, time.perf_counter() - start, _constrained(kwargs))
 
     async def acomplete(self, request: ModelRequest) -> ModelResponse:
         """Answer a request without blocking the event loop."""
@@ -135,7 +141,7 @@ class LiteLLMModel:
                     response = await litellm.acompletion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
-        return self._response(response, time.perf_counter() - start, "response_format" in kwargs)
+        return self._response(response, time.perf_counter() - start, _constrained(kwargs))
 
     def _response(self, response: Any, latency: float, structured: bool) -> ModelResponse:
         litellm = _litellm()
@@ -190,6 +196,10 @@ def error_kind(exc: BaseException) -> ErrorKind:
     if isinstance(exc, litellm.BadRequestError) or status == 400:
         return "bad_request"
     return "other"
+
+
+def _constrained(kwargs: dict[str, Any]) -> bool:
+    return "response_format" in kwargs or "grammar" in kwargs.get("extra_body", {})
 
 
 def _transient(exc: BaseException) -> bool:

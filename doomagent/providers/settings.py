@@ -33,8 +33,11 @@ class RoleSettings(BaseModel):
     api_base: str | None = None
     api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
     extra: dict[str, Any] = Field(default_factory=dict, description="extra provider parameters, passed through")
-    structured: Literal["auto", "json_schema", "json_object", "off"] = Field(
-        "auto", description="auto: JSON schema when LiteLLM says the model supports it, else text parsing"
+    structured: Literal["auto", "json_schema", "json_object", "grammar", "off"] = Field(
+        "auto",
+        description="auto: JSON schema when LiteLLM says the model supports it, else text parsing; "
+        "json_object: llama.cpp-style schema-in-response_format; grammar: a GBNF grammar (llama.cpp) that "
+        "forces the two-line ACTION/REASON answer, the fastest on a local model",
     )
     retries: int = Field(3, ge=0, le=10, description="retries on 429, 5xx, timeouts and connection errors")
     backoff: float = Field(0.5, ge=0, description="base seconds of exponential backoff with jitter")
