@@ -326,25 +326,38 @@ def serve(
     ] = "q8_0",
 ) -> None:
     """Serve an embedded local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
+    import signal
     import time
 
+    from doomagent.errors import EngineError
     from doomagent.providers.local import server_for
 
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # Ctrl-C and `kill` both stop it cleanly, also when started in the background (where SIGINT is ignored).
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    server = None
     try:
         server = server_for(f"{model}:{weights}")
         server.port = port
         server.start()
-    except DoomAgentError as exc:
-        _fail(exc)
-    out.print(f"serving {model} at {server.api_base} (model name {server.alias!r}); Ctrl-C stops it")
-    out.print(f"use it with: --model openai/{server.alias} --set agent.api_base={server.api_base}")
-    try:
+        out.print(f"serving {model} at {server.api_base} (model {server.alias!r}); Ctrl-C stops it", soft_wrap=True)
+        out.print(f"use it with: --model openai/{server.alias} --set agent.api_base={server.api_base}", soft_wrap=True)
         while server.process is not None and server.process.poll() is None:
             time.sleep(0.5)
+        code = server.process.returncode if server.process else None
+        raise EngineError(f"the llama.cpp server stopped by itself (code {code}): {server.log_tail()}")
+    except DoomAgentError as exc:
+        if server is not None:
+            server.stop()
+        _fail(exc)
     except KeyboardInterrupt:
-        pass
+        out.print("stopped")
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 def main() -> None:

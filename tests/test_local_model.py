@@ -1,15 +1,22 @@
 """The embedded SmolLM2 model over real HTTP (llama.cpp's server on 127.0.0.1); needs the local extra."""
 
 import json
+import signal
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 
 import pytest
 
 from doomagent.env.actions import ACTION_NAMES
 from doomagent.errors import ConfigError
 from doomagent.graph import run_trial
-from doomagent.providers.local import LocalServer, parse_local, prepare_weights
+from doomagent.providers.local import LocalServer, _free_port, parse_local, prepare_weights
 from doomagent.recipes import load_recipe
+
+CLI = [sys.executable, "-c", "from doomagent.cli import main; main()"]
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +38,12 @@ def _listening_addresses(port):
     return found
 
 
+def _loopback_only(port):
+    """Return True if something listens on `port`, on 127.0.0.1 or ::1 only."""
+    addresses = _listening_addresses(port)
+    return bool(addresses) and all(a in ("0100007F", "00000000000000000000000001000000") for a in addresses)
+
+
 def test_smollm2_plays_a_short_episode_with_valid_actions_only(tmp_path, monkeypatch):
     servers = []
     original_start = LocalServer.start
@@ -38,8 +51,7 @@ def test_smollm2_plays_a_short_episode_with_valid_actions_only(tmp_path, monkeyp
     def spy(self):
         servers.append(self)
         started = original_start(self)
-        addresses = _listening_addresses(self.port)
-        assert addresses and all(a in ("0100007F", "00000000000000000000000001000000") for a in addresses), addresses
+        assert _loopback_only(self.port)
         return started
 
     monkeypatch.setattr(LocalServer, "start", spy)
@@ -82,3 +94,61 @@ def test_gemma3_270m_is_served_with_its_chat_format_and_plays_valid_actions(tmp_
     assert result.decisions == 6 and result.waits == 0
     calls = [json.loads(x) for x in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert all(c["model"] == "openai/gemma3-270m" and c["response"].startswith("ACTION: ") for c in calls)
+
+
+def test_serve_answers_on_loopback_until_stopped_and_refuses_unknown_weights(tmp_path):
+    bad = subprocess.run([*CLI, "serve", "--weights", "q2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown weight encoding 'q2'" in bad.stderr + bad.stdout
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as answer:
+                    assert "smollm2" in answer.read().decode()
+                    break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+                time.sleep(0.5)
+        assert _loopback_only(port)
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and f"serving smollm2 at http://127.0.0.1:{port}/v1" in output and "stopped" in output
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _alive(pid):
+    """Return True if process `pid` runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return not any(line.startswith("State:") and "Z" in line for line in f)
+    except FileNotFoundError:
+        return False
+
+
+def test_the_server_dies_with_its_parent_even_on_sigkill():
+    code = (
+        "import time; from doomagent.providers.local import LocalServer; "
+        "s = LocalServer().start(); print(s.process.pid, flush=True); time.sleep(600)"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(parent.stdout.readline())
+        assert _alive(pid)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(pid)

@@ -206,7 +206,9 @@ class LocalServer:
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
         # The server logs a lot at load: to a file, since an unread pipe would fill and stall it.
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; stop() closes it
-        self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        self.process = subprocess.Popen(
+            cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env, preexec_fn=_die_with_parent
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -252,6 +254,16 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the server's child process: ask Linux to stop it when doomagent dies, even by SIGKILL."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def local_names(settings: list[object]) -> list[str]:
