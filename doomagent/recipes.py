@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
@@ -75,6 +75,7 @@ class Recipe(BaseModel):
     strategy: Strategy
     perception: Literal["model", "engine", "hybrid"] = Field(
         "model",
+        validation_alias=AliasChoices("perception", "vision"),  # `vision: engine` reads as well
         description="model: the Vision model; engine: the engine's own facts, no model (text-only "
         "models can play); hybrid: the model's text plus the engine's facts",
     )

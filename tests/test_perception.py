@@ -84,6 +84,13 @@ def test_perception_needs_a_vision_role_unless_engine():
     assert recipe.roles.vision is None
 
 
+def test_a_recipe_may_say_vision_engine_for_perception(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("name: mine\nstrategy: naive\nvision: engine\nroles: {agent: {model: test}}\n")
+    recipe, _ = load_recipe(path)
+    assert recipe.perception == "engine" and recipe.roles.vision is None
+
+
 def test_report_shows_the_hallucination_rate(tmp_path):
     from typer.testing import CliRunner
 
