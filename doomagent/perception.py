@@ -17,6 +17,8 @@ from doomagent.schemas import VisionReport
 
 ITEM_CATEGORIES = ("Health", "Armor", "Ammo", "Weapon", "Key", "Powerup")
 HAZARD_NAMES = ("ExplosiveBarrel",)
+AHEAD = 4.0  # degrees: doors and switches this close to the view's centre are "ahead"
+SLIGHTLY = 15.0  # degrees: within this, "slightly left/right" (a small turn or two)
 HALF_FOV = 45.0  # the engine's default 90-degree horizontal field of view
 SIGHT = 1024.0  # doors and switches farther than this are not described
 MAX_ITEMS = 3  # the nearest items, doors and switches listed; the rest are counted
@@ -28,12 +30,19 @@ def live_enemies(obs: Observation) -> list[VisibleObject]:
     return [o for o in obs.objects if o.is_enemy and (o.box[3] >= 0.7 * o.box[2] or o.distance < 128)]
 
 
-def _where(o: VisibleObject) -> str:
-    return _place(o.name, o.bearing, o.distance)
+def _where(o: VisibleObject, screen_width: int) -> str:
+    centre = screen_width / 2
+    if o.box[0] <= centre <= o.box[0] + o.box[2]:  # the crosshair column crosses it: FIRE hits
+        return _place(o.name, 0.0, o.distance)
+    # Off the crosshair is never "ahead", however small the angle.
+    return _place(o.name, math.copysign(max(abs(o.bearing), AHEAD + 0.1), o.bearing), o.distance)
 
 
 def _place(name: str, bearing_deg: float, distance: float) -> str:
-    side = "ahead" if abs(bearing_deg) <= 10 else ("left" if bearing_deg > 0 else "right")
+    if abs(bearing_deg) <= AHEAD:
+        side = "ahead"
+    else:
+        side = ("slightly " if abs(bearing_deg) <= SLIGHTLY else "") + ("left" if bearing_deg > 0 else "right")
     return f"{name} {side} {distance:.0f}"
 
 
@@ -86,20 +95,21 @@ def engine_report(obs: Observation, room_map: RoomMap | None = None) -> VisionRe
     """Return what the engine knows of the view, in the Vision report's structure."""
     facing = COMPASS[int(((obs.angle % 360) + 22.5) // 45) % 8]
     room = f"room {obs.room or '?'}, facing {facing}"
-    hazards = [_where(o) for o in obs.objects if o.name in HAZARD_NAMES]
+    width = obs.screen.shape[1] if obs.screen is not None and obs.screen.ndim == 3 else 640
+    hazards = [_where(o, width) for o in obs.objects if o.name in HAZARD_NAMES]
     if _hurting_floor_ahead(obs, room_map):
         hazards.append("a floor that hurts (toxic liquid) just ahead")
     return VisionReport(
         room=room,
-        enemies=[_where(o) for o in live_enemies(obs)],
-        items=_items(obs, room_map),
+        enemies=[_where(o, width) for o in live_enemies(obs)],
+        items=_items(obs, room_map, width),
         hazards=hazards,
         hud=obs.hud.as_lines(),
     )
 
 
-def _items(obs: Observation, room_map: RoomMap | None) -> list[str]:
-    seen = [(o.distance, _where(o)) for o in obs.objects if o.category in ITEM_CATEGORIES]
+def _items(obs: Observation, room_map: RoomMap | None, width: int) -> list[str]:
+    seen = [(o.distance, _where(o, width)) for o in obs.objects if o.category in ITEM_CATEGORIES]
     if room_map is not None:
         seen += doors_in_view(obs, room_map)
     seen.sort()

@@ -32,7 +32,11 @@ def views():
 def test_engine_report_lists_what_the_engine_sees(views):
     rooms, quiet, busy = views
     report = engine_report(busy, rooms)
-    assert report.enemies and report.enemies[0].startswith("Zombieman ahead")
+    (zombie,) = live_enemies(busy)
+    assert report.enemies == [f"Zombieman slightly left {zombie.distance:.0f}"]  # a few degrees off the crosshair
+    assert 0 < zombie.bearing < 15 and zombie.box[0] + zombie.box[2] < busy.screen.shape[1] / 2
+    centred = dataclasses.replace(zombie, box=(300, 200, 40, 60))  # the crosshair column crosses it
+    assert engine_report(dataclasses.replace(busy, objects=(centred,)), rooms).enemies[0].startswith("Zombieman ahead")
     assert report.room.startswith("room A")
     assert "health 100%" in report.hud
     assert engine_report(quiet, rooms).enemies == []
