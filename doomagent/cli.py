@@ -350,9 +350,7 @@ def serve(
         code = server.process.returncode if server.process else None
         raise EngineError(f"the llama.cpp server stopped by itself (code {code}): {server.log_tail()}")
     except DoomAgentError as exc:
-        if server is not None:
-            server.stop()
-        _fail(exc)
+        _fail(exc)  # the server is stopped below, before the exit
     except KeyboardInterrupt:
         out.print("stopped")
     finally:
