@@ -141,6 +141,15 @@ def _requantize(source: str, target: str, weights: str) -> None:
         raise SystemExit(f"llama_model_quantize failed for {source}")
 
 
+def require_llama_cpp() -> None:
+    """Raise a typed error if llama-cpp-python (the local extra) is not installed."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ConfigError(
+            "the embedded local model needs llama-cpp-python's server",
+            hint="pip install 'doomagent[local]' (builds llama.cpp, ~15 min on 2 cores)",
+        )
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -171,11 +180,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         """Start the server and wait until it answers; raise EngineError if it does not."""
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise ConfigError(
-                "the embedded local model needs llama-cpp-python's server",
-                hint="pip install 'doomagent[local]' (builds llama.cpp, ~15 min on 2 cores)",
-            )
+        require_llama_cpp()
         gguf = prepare_weights(self.name, self.weights)
         self.port = self.port or _free_port()
         cmd = [
@@ -286,11 +291,7 @@ def check_local(spec: str) -> None:
     """Raise a typed error now if local model `name[:weights]` could not be served."""
     name, _ = parse_local(spec)
     find_gguf(name)
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise ConfigError(
-            "the embedded local model needs llama-cpp-python's server",
-            hint="pip install 'doomagent[local]' (builds llama.cpp, ~15 min on 2 cores)",
-        )
+    require_llama_cpp()
 
 
 if __name__ == "__main__":  # python -m doomagent.providers.local requantize SOURCE TARGET WEIGHTS
