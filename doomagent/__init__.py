@@ -1,7 +1,20 @@
-"""doomagent: provider-agnostic LLM/VLM agents that play Doom on the real C engine."""
+"""doomagent: provider-agnostic LLM/VLM agents that play Doom on the real C engine.
+
+Everything a user needs is importable from here (names load on first use, so `import doomagent` is
+quick and starts no engine):
+
+    from doomagent import GraphBuilder, load_recipe, run_trial
+
+`import doomagent` registers `doomagent/Doom-v0` with Gymnasium (at once if Gymnasium is loaded, else on
+Gymnasium's first import), so `gymnasium.make("doomagent/Doom-v0")` works after it.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from doomagent import _gym_hook
 from doomagent.errors import (
     ActionParseError,
     ConfigError,
@@ -14,17 +27,141 @@ from doomagent.errors import (
     WadNotFoundError,
 )
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from doomagent.core.context import Answer, RunContext
+    from doomagent.core.gates import episode_over, every_frames, needs_wait, runs_this_decision
+    from doomagent.core.state import DoomState
+    from doomagent.core.usage import RoleUsage, Usage
+    from doomagent.env.actions import Action, parse_action
+    from doomagent.env.config import EnvConfig
+    from doomagent.env.doom_env import DoomEnv
+    from doomagent.env.gym_env import ENV_ID, DoomGymEnv
+    from doomagent.env.observation import Observation
+    from doomagent.env.outcome import Outcome
+    from doomagent.graph.builder import NEXT, GraphBuilder
+    from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
+    from doomagent.nodes import AgentNode, ExpertsNode, PlannerNode, Policy, VisionNode, policy_node
+    from doomagent.providers.base import Model, ModelRequest, ModelResponse, ProviderError, user_message
+    from doomagent.providers.resolve import resolve_model
+    from doomagent.providers.settings import RoleSettings
+    from doomagent.providers.testing import ScriptedModel, SeededTestModel
+    from doomagent.recipes import Recipe, load_recipe
+    from doomagent.summary import TrialResult
+
+__version__ = "0.2.0"
+
+_WHERE = {
+    "Answer": "doomagent.core.context",
+    "RunContext": "doomagent.core.context",
+    "episode_over": "doomagent.core.gates",
+    "every_frames": "doomagent.core.gates",
+    "needs_wait": "doomagent.core.gates",
+    "runs_this_decision": "doomagent.core.gates",
+    "DoomState": "doomagent.core.state",
+    "RoleUsage": "doomagent.core.usage",
+    "Usage": "doomagent.core.usage",
+    "Action": "doomagent.env.actions",
+    "parse_action": "doomagent.env.actions",
+    "EnvConfig": "doomagent.env.config",
+    "DoomEnv": "doomagent.env.doom_env",
+    "ENV_ID": "doomagent.env.gym_env",
+    "DoomGymEnv": "doomagent.env.gym_env",
+    "Observation": "doomagent.env.observation",
+    "Outcome": "doomagent.env.outcome",
+    "NEXT": "doomagent.graph.builder",
+    "GraphBuilder": "doomagent.graph.builder",
+    "Decision": "doomagent.graph.runner",
+    "TrialStream": "doomagent.graph.runner",
+    "arun_trial": "doomagent.graph.runner",
+    "run_trial": "doomagent.graph.runner",
+    "stream_trial": "doomagent.graph.runner",
+    "AgentNode": "doomagent.nodes",
+    "ExpertsNode": "doomagent.nodes",
+    "PlannerNode": "doomagent.nodes",
+    "Policy": "doomagent.nodes",
+    "VisionNode": "doomagent.nodes",
+    "policy_node": "doomagent.nodes",
+    "Model": "doomagent.providers.base",
+    "ModelRequest": "doomagent.providers.base",
+    "ModelResponse": "doomagent.providers.base",
+    "ProviderError": "doomagent.providers.base",
+    "user_message": "doomagent.providers.base",
+    "resolve_model": "doomagent.providers.resolve",
+    "RoleSettings": "doomagent.providers.settings",
+    "ScriptedModel": "doomagent.providers.testing",
+    "SeededTestModel": "doomagent.providers.testing",
+    "Recipe": "doomagent.recipes",
+    "load_recipe": "doomagent.recipes",
+    "TrialResult": "doomagent.summary",
+}
 
 __all__ = [
+    "ENV_ID",
+    "NEXT",
+    "Action",
     "ActionParseError",
+    "AgentNode",
+    "Answer",
     "ConfigError",
+    "Decision",
     "DoomAgentError",
+    "DoomEnv",
+    "DoomGymEnv",
+    "DoomState",
     "EngineError",
+    "EnvConfig",
+    "ExpertsNode",
+    "GraphBuilder",
     "MapNotFoundError",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "Observation",
+    "Outcome",
+    "PlannerNode",
+    "Policy",
+    "ProviderError",
+    "Recipe",
+    "RoleSettings",
+    "RoleUsage",
+    "RunContext",
     "RunError",
+    "ScriptedModel",
+    "SeededTestModel",
+    "TrialResult",
+    "TrialStream",
+    "Usage",
     "UserError",
+    "VisionNode",
     "WadFormatError",
     "WadNotFoundError",
     "__version__",
+    "arun_trial",
+    "episode_over",
+    "every_frames",
+    "load_recipe",
+    "needs_wait",
+    "parse_action",
+    "policy_node",
+    "resolve_model",
+    "run_trial",
+    "runs_this_decision",
+    "stream_trial",
+    "user_message",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'doomagent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+_gym_hook.install()  # registers doomagent/Doom-v0 with Gymnasium, when (or once) Gymnasium is imported

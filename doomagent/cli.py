@@ -9,21 +9,24 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from doomagent.errors import ConfigError, DoomAgentError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM/VLM agents that play Doom on the real engine.")
-err = Console(stderr=True)
-out = Console()
+# Plain text everywhere: user text (paths, hints such as `doomagent[video]`) prints literally, and lines are
+# never wrapped (a pipe or a file gets whole lines whatever the width).
+err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
+out = Console(markup=False, highlight=False, soft_wrap=True)
 
 WadOption = Annotated[Path | None, typer.Option("--wad", help="IWAD path (default: vizdoom's freedoom1.wad)")]
 ProfileOption = Annotated[Path | None, typer.Option("--profile", help="YAML naming rooms as sector sets")]
 
 
 def _fail(exc: DoomAgentError) -> NoReturn:
-    err.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
+    err.print(Text.assemble(("error: ", "bold red"), exc.message))
     if exc.hint:
-        err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
+        err.print(Text.assemble(("hint: ", "yellow"), exc.hint))
     raise typer.Exit(2)
 
 
@@ -74,32 +77,38 @@ def demo(
     profile: ProfileOption = None,
 ) -> None:
     """Play a short scripted episode (the reference navigator, no model): map, summary, steps, demo."""
-    from doomagent.env import DoomEnv, EnvConfig
-    from doomagent.episode import run_episode
-    from doomagent.policies import ReferenceNavigator
+    import numpy as np
+
+    from doomagent.env.config import EnvConfig
+    from doomagent.env.mapplot import save_map
+    from doomagent.graph import run_trial
+    from doomagent.graph.runner import read_jsonl
+    from doomagent.recipes import Recipe
 
     try:
-        env = DoomEnv(EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile))
-        policy = ReferenceNavigator.for_map(env.rooms, screen_width=env.config.width)
-    except DoomAgentError as exc:
-        _fail(exc)
-    try:
+        env = EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile)
+        recipe = Recipe(name="reference", strategy="reference", env=env)
         with out.status("playing…") as status:
-            summary = run_episode(
-                env,
-                policy.act,
-                out_dir,
+            summary = run_trial(
+                recipe,
                 seed=seed,
-                on_step=lambda o, a: status.update(
-                    f"frame {o.frame:5d}  room {o.room or '-'}  health {o.hud.health:3d}  {a.value}"
+                out=out_dir,
+                on_progress=lambda d: status.update(
+                    f"frame {d.frame:5d}  room {d.room or '-'}  health {d.health:3d}  {d.action}"
                 ),
             )
-    finally:
-        env.close()
-    rooms = ", ".join(f"{r} @{f}" for f, r in summary.rooms_entered)
+        from doomagent.env.geometry import MapGeometry
+        from doomagent.env.rooms import build_rooms
+
+        rooms = build_rooms(MapGeometry.load(map_name, wad), profile)
+    except DoomAgentError as exc:
+        _fail(exc)
+    path = [(s["x"], s["y"]) for s in read_jsonl(out_dir / "steps.jsonl")] + [summary.final_position]
+    save_map(rooms, out_dir / "map.png", path=np.array(path, dtype=float), outcome=summary.outcome.value)
+    entered = ", ".join(f"{r} @{f}" for f, r in summary.rooms_entered)
     out.print(
-        f"outcome [bold]{summary.outcome}[/] after {summary.frames} frames "
-        f"({summary.decisions} decisions); rooms entered: {rooms}"
+        f"outcome {summary.outcome.value} after {summary.frames} frames "
+        f"({summary.decisions} decisions); rooms entered: {entered}"
     )
     out.print(f"frames per room: {summary.room_frames}")
     out.print(f"wrote {out_dir}/summary.json, steps.jsonl, episode.lmp, map.png")
@@ -143,7 +152,7 @@ def run(
         TextColumn("[bold]trial {task.fields[trial]}"),
         BarColumn(bar_width=16),
         TextColumn("{task.completed:.0f}/{task.total:.0f}"),
-        TextColumn("{task.fields[info]}"),
+        TextColumn("{task.fields[info]}", markup=False),
         TimeElapsedColumn(),
     ]
     results = []
@@ -167,14 +176,14 @@ def run(
                 )
                 results.append(result)
     except KeyboardInterrupt:
-        err.print(f"[yellow]stopped[/]: everything up to now is in {folder}")
+        err.print(f"stopped: everything up to now is in {folder}")
         raise typer.Exit(130) from None
     except DoomAgentError as exc:
         _fail(exc)
     for r in results:
         rooms = ", ".join(f"{room}@{f}" for f, room in r.rooms_entered)
         out.print(
-            f"trial {r.trial}: [bold]{r.outcome}[/] after {r.frames} frames, {r.decisions} decisions, "
+            f"trial {r.trial}: {r.outcome} after {r.frames} frames, {r.decisions} decisions, "
             f"{r.waits} WAIT fallbacks; rooms {rooms}"
         )
     out.print(f"wrote {folder}")
@@ -216,14 +225,14 @@ def eval_cmd(
     total = len(jobs) + done
     out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir}")
     columns = [
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(bar_width=20),
         TextColumn("{task.completed:.0f}/{task.total:.0f}"),
-        TextColumn("{task.fields[info]}"),
+        TextColumn("{task.fields[info]}", markup=False),
         TimeElapsedColumn(),
     ]
     with Progress(*columns, console=out) as bar:
-        overall = bar.add_task("[bold]all trials", total=total, completed=done, info="")
+        overall = bar.add_task("all trials", total=total, completed=done, info="")
         running: dict[tuple[str, int], object] = {}
 
         def on_event(e):  # type: ignore[no-untyped-def]
@@ -241,7 +250,7 @@ def eval_cmd(
         try:
             run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
         except KeyboardInterrupt:
-            err.print("[yellow]stopped[/]: finished trials are kept; run the same command to resume")
+            err.print("stopped: finished trials are kept; run the same command to resume")
             raise typer.Exit(130) from None
         except DoomAgentError as exc:
             _fail(exc)
@@ -343,8 +352,8 @@ def serve(
         server = server_for(f"{model}:{weights}")
         server.port = port
         server.start()
-        out.print(f"serving {model} at {server.api_base} (model {server.alias!r}); Ctrl-C stops it", soft_wrap=True)
-        out.print(f"use it with: --model openai/{server.alias} --set agent.api_base={server.api_base}", soft_wrap=True)
+        out.print(f"serving {model} at {server.api_base} (model {server.alias!r}); Ctrl-C stops it")
+        out.print(f"use it with: --model openai/{server.alias} --set agent.api_base={server.api_base}")
         while server.process is not None and server.process.poll() is None:
             time.sleep(0.5)
         code = server.process.returncode if server.process else None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,8 +17,11 @@ from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
 
 Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
-REPO_RECIPES = Path(__file__).resolve().parent.parent / "recipes"
+ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own
+SHIPPED_RECIPES = Path(str(resources.files("doomagent._recipes")))  # recipes/ in a clone, package data in a wheel
+REPO_RECIPES = SHIPPED_RECIPES
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
+_ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
 class VisionRole(RoleSettings):
@@ -55,14 +61,41 @@ class Budget(BaseModel):
 
 
 class Roles(BaseModel):
-    """The models of a recipe, one per role; a role left out is not played."""
+    """The models of a recipe, one per role; a role left out is not played.
 
-    model_config = ConfigDict(extra="forbid")
+    Besides the built-in roles a recipe may name roles of its own (`critic: {model: ..., temperature: ...}`)
+    for custom nodes; they take the same settings.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, RoleSettings] = Field(init=False)  # type: ignore[assignment]
 
     vision: VisionRole | None = None
     planner: PlannerRole | None = None
     experts: ExpertsRole | None = None
     agent: AgentRole
+
+    @model_validator(mode="after")
+    def _check_names(self) -> Roles:
+        for name in self.__pydantic_extra__ or {}:
+            if not _ROLE_NAME.match(name):
+                raise ValueError(f"role name {name!r} must be lower-case letters, digits and _ (e.g. critic)")
+        return self
+
+    def get(self, name: str) -> RoleSettings | None:
+        """Return the settings of role `name` (built-in or custom), or None when the recipe lacks it."""
+        if name in ROLE_NAMES:
+            value = getattr(self, name)
+            return value if isinstance(value, RoleSettings) else None
+        return (self.__pydantic_extra__ or {}).get(name)
+
+    def items(self) -> Iterator[tuple[str, RoleSettings]]:
+        """Yield (name, settings) for every role the recipe has, built-in ones first."""
+        for name in ROLE_NAMES:
+            value = self.get(name)
+            if value is not None:
+                yield name, value
+        yield from (self.__pydantic_extra__ or {}).items()
 
 
 class Recipe(BaseModel):
@@ -159,15 +192,20 @@ def find_recipe(name: str | Path) -> Path:
     path = Path(name).expanduser()
     if path.is_file():
         return path
-    for folder in (Path.cwd() / "recipes", REPO_RECIPES):
+    for folder in (Path.cwd() / "recipes", SHIPPED_RECIPES):
         candidate = folder / f"{name}.yaml"
         if candidate.is_file():
             return candidate
-    shipped = sorted(p.stem for p in REPO_RECIPES.glob("*.yaml")) if REPO_RECIPES.is_dir() else []
+    shipped = [p.stem for p in shipped_recipes()]
     raise ConfigError(
         f"recipe {str(name)!r} not found",
         hint=f"give a YAML path or a shipped name: {', '.join(shipped) or 'none found'}",
     )
+
+
+def shipped_recipes() -> list[Path]:
+    """Return the recipe files that ship with doomagent, by name."""
+    return sorted(SHIPPED_RECIPES.glob("*.yaml")) if SHIPPED_RECIPES.is_dir() else []
 
 
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -204,9 +242,9 @@ def load_recipe(
     if not isinstance(roles, dict):
         raise ConfigError(f"recipe {path}: roles must be a mapping")
     if model:
-        for role in ("planner", "experts", "agent"):
-            if isinstance(roles.get(role), dict):
-                roles[role]["model"] = model
+        for role, settings in roles.items():
+            if role != "vision" and isinstance(settings, dict):
+                settings["model"] = model  # every text role, custom ones included
     if vision_model and isinstance(roles.get("vision"), dict):
         roles["vision"]["model"] = vision_model
     if max_frames is not None:
@@ -216,7 +254,7 @@ def load_recipe(
         if not sep or not key.strip():
             raise ConfigError(f"--set {item!r} is not KEY=VALUE", hint="e.g. --set agent.temperature=0.5")
         key = key.strip()
-        if key.split(".")[0] in ("vision", "planner", "experts", "agent"):
+        if key.split(".")[0] in (*ROLE_NAMES, *roles):
             key = f"roles.{key}"
         set_path(data, key, yaml.safe_load(raw))
     try:

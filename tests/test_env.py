@@ -2,11 +2,10 @@
 
 import math
 
-import gymnasium as gym
 import numpy as np
 import pytest
 
-from doomagent.env import ENV_ID, Action, DoomEnv, EnvConfig
+from doomagent.env import Action, DoomEnv, EnvConfig
 from doomagent.errors import ActionParseError, ConfigError, MapNotFoundError, WadNotFoundError
 from doomagent.policies import ReferenceNavigator, RouteFollower
 
@@ -215,15 +214,6 @@ def test_room_tracker_agrees_with_the_engine_sector():
         e.close()
     assert checked > 500
     assert {"A", "B", "C"} <= seen_rooms
-
-
-def test_registered_with_gymnasium():
-    e = gym.make(ENV_ID, max_frames=4)
-    try:
-        obs, _ = e.reset(seed=0)
-        assert obs.room == "A"
-    finally:
-        e.close()
 
 
 def test_bad_inputs_give_typed_errors(tmp_path):

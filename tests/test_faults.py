@@ -48,7 +48,7 @@ def test_a_thousand_decisions_through_twenty_percent_faults(tmp_path, monkeypatc
     waited = [s for s in steps if not s["parse_ok"]]  # decisions that got no action
     assert result.waits == len(waited) == sum(f is not None for f in faults)
     assert all(s["action"] == "WAIT" for s in waited)
-    assert result.usage["agent"]["errors"] == result.waits
+    assert result.usage.roles["agent"].errors == result.waits
     print(Counter(faults))
 
 
@@ -58,7 +58,7 @@ def test_budget_caps_end_the_trial_cleanly(tmp_path):
     )
     result = run_trial(recipe, out=tmp_path)
     assert result.outcome == "budget" and result.decisions == 5
-    assert sum(u["calls"] for u in result.usage.values()) == 10
+    assert result.usage.totals.calls == 10
     assert (tmp_path / "summary.json").is_file()
 
 

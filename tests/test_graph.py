@@ -32,9 +32,9 @@ def test_call_cadence_over_120_frames(name, planner, experts):
     assert len(models["vision"].calls) == 60
     assert len(models["planner"].calls) == planner
     assert len(models["experts"].calls) == experts
-    assert result.usage["agent"]["calls"] == 60
+    assert result.usage.roles["agent"].calls == 60
     if experts:
-        assert result.usage["expert"]["calls"] == experts
+        assert result.usage.roles["experts"].calls == experts
         assert [c.frame for c in models["experts"].calls] == [0, 0, 0, 60, 60, 60]
         assert "Expert 1: LEFT" in models["agent"].calls[0].text()
     if planner:
@@ -75,7 +75,7 @@ def test_no_answer_at_all_also_waits():
     recipe, _ = load_recipe("naive", max_frames=4)
     models = scripted([ProviderError("boom", kind="server")])
     result = run_trial(recipe, models=models)
-    assert result.waits == 2 and result.usage["agent"]["errors"] == 2
+    assert result.waits == 2 and result.usage.roles["agent"].errors == 2
 
 
 @pytest.mark.parametrize("path", sorted(REPO_RECIPES.glob("*.yaml")), ids=lambda p: p.stem)
@@ -128,7 +128,7 @@ def test_builder_errors():
 
     recipe, _ = load_recipe("naive")
     b = GraphBuilder.from_recipe(recipe)
-    with pytest.raises(ConfigError, match="no node named"):
+    with pytest.raises(ConfigError, match="no step named"):
         b.remove_node("planner")
     with pytest.raises(ConfigError, match="exists already"):
         b.add_node("agent", lambda s: {})

@@ -10,7 +10,16 @@ ROOMS = ["A", "B", "C", "D"]
 
 
 def trial(outcome, frames, *entries, path=0.0, dts=None, decisions=0, waits=0, usage=None):
-    return TrialRecord(outcome, frames, tuple(entries), path, dts, decisions, waits, usage or {})
+    return TrialRecord(
+        outcome=outcome,
+        frames=frames,
+        rooms_entered=list(entries),
+        path_length=path,
+        distance_to_exit=dts,
+        decisions=decisions,
+        waits=waits,
+        usage=usage or {},
+    )
 
 
 def test_room_frames_last_entered_and_furthest():

@@ -72,7 +72,7 @@ def test_model_vision_is_audited_per_call(tmp_path):
     agent = ScriptedModel(["ACTION: WAIT\nREASON: look"])
     result = run_trial(recipe, models={"vision": ScriptedModel([claims_imp]), "agent": agent}, out=tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert result.audit == {"calls": 10, "hallucinated": 10}
+    assert (result.audit.calls, result.audit.hallucinated) == (10, 10)
     assert summary["vision_audit"]["hallucination_rate"] == 1.0
     lines = [json.loads(x) for x in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert len(lines) == 10 and all(x["enemies"] == "false_claim" for x in lines)

@@ -136,7 +136,7 @@ def test_grammar_mode_sends_a_gbnf_for_decisions_and_a_schema_for_plans(tmp_path
     sets = ["agent.structured=grammar", "experts.structured=grammar", "planner.structured=grammar"]
     result, requests = _run("openai", "openai/stub", tmp_path, extra=sets)
     decisions = [r.body for r in requests if "grammar" in r.body]
-    assert len(decisions) == result.usage["agent"]["calls"] + result.usage["expert"]["calls"]
+    assert len(decisions) == result.usage.roles["agent"].calls + result.usage.roles["experts"].calls
     grammar = decisions[0]["grammar"]
     assert grammar.startswith('root ::= "ACTION: " action') and '"STRAFE LEFT" | ' in grammar
     assert "JSON" not in decisions[0]["messages"][0]["content"]  # the prompt asks for the two-line answer

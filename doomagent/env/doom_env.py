@@ -6,21 +6,20 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
 
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import MapGeometry, resolve_wad
 from doomagent.env.observation import Hud, Observation, VisibleObject, bearing
+from doomagent.env.outcome import Outcome
 from doomagent.env.rooms import RoomMap, build_rooms
 from doomagent.env.tracker import RoomTracker
 from doomagent.env.wad import Wad
 from doomagent.errors import ConfigError, EngineError
 
-Outcome = Literal["exit", "death", "stuck", "max_frames"]
 _AMMO = {"bullets": "AMMO2", "shells": "AMMO3", "rockets": "AMMO5", "cells": "AMMO6"}
 _VARS = (
     "POSITION_X",
@@ -41,8 +40,12 @@ _WARMUP_TICS = 10
 _IX = {name: i for i, name in enumerate(_VARS)}
 
 
-class DoomEnv(gym.Env[Observation, Action]):
+class DoomEnv:
     """Play one Doom map through the paper's action set, one decision per `decision_frames` tics.
+
+    The API is Gymnasium's (`reset`, `step`, `render`, `close`) with typed observations (`Observation`:
+    screen, HUD, pose, room, objects in view) for LLM agents; `DoomGymEnv` (`gymnasium.make("doomagent/Doom-v0")`)
+    is the same game as a `gymnasium.Env` with declared spaces, for RL libraries.
 
     A motion key is held `motion_hold_frames` tics, which may run into the next decision; any other
     key is pressed `press_frames` tics. SPEED toggles running. Episodes end on the engine's own
@@ -66,9 +69,6 @@ class DoomEnv(gym.Env[Observation, Action]):
         self.geometry = MapGeometry(Wad(self.wad_path), self.config.map)
         self.rooms: RoomMap = build_rooms(self.geometry, self.config.room_profile)
         self.tracker = RoomTracker(self.rooms, self.config.backtrack)
-        self.action_space = gym.spaces.Discrete(len(Action))
-        c = self.config
-        self.observation_space = gym.spaces.Box(0, 255, (c.height, c.width, 3), np.uint8)
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
         self._running = False
@@ -120,7 +120,6 @@ class DoomEnv(gym.Env[Observation, Action]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         """Start a new episode; options: `record` (path of a .lmp demo to write)."""
-        super().reset(seed=seed)
         options = dict(options or {})
         record = options.pop("record", None)
         if options:
@@ -161,8 +160,8 @@ class DoomEnv(gym.Env[Observation, Action]):
         reward = self._advance(self.config.decision_frames)
         outcome = self._outcome()
         self._done = outcome is not None
-        terminated = outcome in ("exit", "death")
-        truncated = outcome in ("stuck", "max_frames")
+        terminated = outcome in (Outcome.EXIT, Outcome.DEATH)
+        truncated = outcome in (Outcome.STUCK, Outcome.MAX_FRAMES)
         return self._obs, reward, terminated, truncated, self._info(outcome)
 
     def render(self) -> np.ndarray | None:
@@ -298,18 +297,18 @@ class DoomEnv(gym.Env[Observation, Action]):
     def _outcome(self) -> Outcome | None:
         game = self._game
         if game.is_episode_finished():
-            return "death" if game.is_player_dead() else "exit"
+            return Outcome.DEATH if game.is_player_dead() else Outcome.EXIT
         if game.is_player_dead():
-            return "death"
+            return Outcome.DEATH
         assert self._obs is not None
         x, y, _ = self._obs.position
         ax, ay, since = self._anchor
         if math.hypot(x - ax, y - ay) > self.config.stuck_radius:
             self._anchor = (x, y, self._frame)
         elif self._frame - since >= self.config.stuck_frames:
-            return "stuck"
+            return Outcome.STUCK
         if self.config.max_frames is not None and self._frame >= self.config.max_frames:
-            return "max_frames"
+            return Outcome.MAX_FRAMES
         return None
 
     def _info(self, outcome: Outcome | None) -> dict[str, Any]:

@@ -5,40 +5,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
+
+from doomagent.core.usage import Usage
+from doomagent.summary import TrialResult
 
 LAMBDA = 1000.0  # the paper's death weight: the timeout, in frames
 DeathScope = Literal["room", "trial"]
 Backtrack = Literal["last_entered", "furthest"]
 
 
-@dataclass(frozen=True)
-class TrialRecord:
-    """What metrics need of one trial."""
+TrialRecord = TrialResult  # one summary type: what metrics read is what run_trial returns
 
-    outcome: str  # exit, death, stuck, max_frames, budget, interrupted
-    frames: int
-    entries: tuple[tuple[int, str], ...]  # (frame, room) each time the player entered a room
-    path_length: float = 0.0
-    distance_to_exit: float | None = None  # along the walkable route, from where the trial ended
-    decisions: int = 0
-    waits: int = 0
-    usage: dict[str, dict[str, float]] = field(default_factory=dict)
 
-    @classmethod
-    def from_summary(cls, summary: dict[str, Any], *, distance_to_exit: float | None = None) -> TrialRecord:
-        """Return a record from a trial's summary.json."""
-        return cls(
-            outcome=summary["outcome"],
-            frames=int(summary["frames"]),
-            entries=tuple((int(e["frame"]), str(e["room"])) for e in summary.get("rooms_entered", [])),
-            path_length=float(summary.get("path_length", 0.0)),
-            distance_to_exit=distance_to_exit,
-            decisions=int(summary.get("decisions", 0)),
-            waits=int(summary.get("waits", 0)),
-            usage=summary.get("usage", {}),
-        )
+def with_distance(summary: TrialResult | dict[str, Any], distance_to_exit: float | None) -> TrialResult:
+    """Return a trial summary (or its summary.json data) with its distance to the exit filled in."""
+    trial = summary if isinstance(summary, TrialResult) else TrialResult.model_validate(summary)
+    return trial.model_copy(update={"distance_to_exit": distance_to_exit})
 
 
 def room_frames(
@@ -150,7 +134,7 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
 
 
 @dataclass(frozen=True)
-class RoleUsage:
+class RoleStats:
     """Model use of one role over a set of trials."""
 
     calls: int
@@ -161,22 +145,17 @@ class RoleUsage:
     mean_latency_s: float
 
 
-def usage_by_role(trials: Iterable[TrialRecord]) -> dict[str, RoleUsage]:
+def usage_by_role(trials: Iterable[TrialRecord]) -> dict[str, RoleStats]:
     """Return calls, tokens, cost and mean latency per role."""
-    totals: dict[str, dict[str, float]] = {}
-    for t in trials:
-        for role, u in t.usage.items():
-            slot = totals.setdefault(role, {})
-            for key, value in u.items():
-                slot[key] = slot.get(key, 0.0) + float(value or 0)
+    total = Usage.total(t.usage for t in trials)
     return {
-        role: RoleUsage(
-            calls=int(u.get("calls", 0)),
-            errors=int(u.get("errors", 0)),
-            input_tokens=int(u.get("input_tokens", 0)),
-            output_tokens=int(u.get("output_tokens", 0)),
-            cost=u.get("cost", 0.0),
-            mean_latency_s=u.get("latency_s", 0.0) / u["calls"] if u.get("calls") else math.nan,
+        role: RoleStats(
+            calls=u.calls,
+            errors=u.errors,
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            cost=u.cost,
+            mean_latency_s=u.latency_s / u.calls if u.calls else math.nan,
         )
-        for role, u in sorted(totals.items())
+        for role, u in sorted(total.roles.items())
     }

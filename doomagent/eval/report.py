@@ -25,8 +25,10 @@ from doomagent.eval.metrics import (
     pmat_table,
     summarize,
     usage_by_role,
+    with_distance,
 )
 from doomagent.eval.runner import is_finished
+from doomagent.summary import TrialResult
 
 # The paper's human row (Table 1), for the original Hangar only.
 HUMAN_ROW = {"A": (78, 78), "B": (108, 108), "C": (158, 158), "D": (104, 104)}
@@ -38,7 +40,7 @@ class Trial:
     """One finished trial on disk."""
 
     folder: Path
-    summary: dict[str, Any]
+    summary: TrialResult
 
     def path(self) -> np.ndarray:
         """Return the player's path as (N, 2) map points, ending where the trial ended."""
@@ -49,9 +51,7 @@ class Trial:
                 if line.strip():
                     record = json.loads(line)
                     points.append((record["x"], record["y"]))
-        end = self.summary.get("final_position")
-        if end:
-            points.append(tuple(end))
+        points.append(tuple(self.summary.final_position))
         return np.array(points, dtype=float).reshape(-1, 2)
 
 
@@ -89,7 +89,7 @@ def find_groups(folders: list[Path]) -> list[Group]:
             if folder in groups or not recipe_file.exists():
                 continue
             trials = [
-                Trial(t, json.loads((t / "summary.json").read_text()))
+                Trial(t, TrialResult.load(t))
                 for t in sorted(folder.glob("trial-*"))
                 if is_finished(t)
             ]
@@ -118,14 +118,11 @@ class Row:
 def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
     records = []
     for t in group.trials:
-        end = t.summary.get("final_position")
-        dts = None
-        if t.summary["outcome"] == "exit":
-            dts = 0.0
-        elif end:
-            route = rooms.route_from(*end)
+        dts: float | None = 0.0
+        if t.summary.outcome != "exit":
+            route = rooms.route_from(*t.summary.final_position)
             dts = route.length if route is not None else None
-        records.append(TrialRecord.from_summary(t.summary, distance_to_exit=dts))
+        records.append(with_distance(t.summary, dts))
     return records
 
 
@@ -139,8 +136,8 @@ def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: 
         records = _records(g, rooms)
         audit: dict[str, int] = {}
         for t in g.trials:
-            for key in ("calls", "hallucinated"):
-                audit[key] = audit.get(key, 0) + int((t.summary.get("vision_audit") or {}).get(key, 0))
+            audit["calls"] = audit.get("calls", 0) + t.summary.audit.calls
+            audit["hallucinated"] = audit.get("hallucinated", 0) + t.summary.audit.hallucinated
         rows.append(
             Row(
                 g.label,
@@ -207,7 +204,7 @@ def trajectory_figure(groups: list[Group], rooms: RoomMap) -> Any:
             if not len(path):
                 continue
             ax.plot(path[:, 0], path[:, 1], lw=1.0, color=colour, alpha=0.8, zorder=5)
-            outcome = trial.summary["outcome"]
+            outcome = trial.summary.outcome
             if outcome in ("death", "stuck"):
                 ax.plot(*path[-1], marker="x" if outcome == "death" else "P", ms=11, mew=2.5, color="black", zorder=8)
         ax.set_title(f"{group.label}: {len(group.trials)} trials  (✖ death, ✚ stuck)", fontsize=10)

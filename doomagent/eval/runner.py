@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError
 from doomagent.recipes import Recipe
 
-DONE_OUTCOMES = frozenset({"exit", "death", "stuck", "max_frames", "budget"})
+DONE_OUTCOMES = FINISHED
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Pa
                     hint="pick another --out, or delete that folder to start over",
                 )
         else:
-            from doomagent.episode import write_json
+            from doomagent.summary import write_json
 
             write_json(saved, data)
         for i in range(trials):

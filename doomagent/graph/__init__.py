@@ -1,26 +1,44 @@
-"""The LangGraph state machine: state, context, named routers, a builder, and the trial runner."""
+"""The LangGraph state machine: a builder (nodes, gates, routers, loops, parallel steps) and the trial runner."""
 
 from __future__ import annotations
 
-from doomagent.graph.builder import GraphBuilder, Step, recursion_limit
-from doomagent.graph.context import RunContext
-from doomagent.graph.routers import episode_over, every_frames, needs_wait
-from doomagent.graph.runner import Progress, TrialResult, arun_trial, build_models, run_trial, write_recipe
-from doomagent.graph.state import DoomState
+from doomagent.core.context import Answer, RunContext
+from doomagent.core.gates import episode_over, every_frames, needs_wait, runs_this_decision
+from doomagent.core.state import DoomState
+from doomagent.graph.builder import NEXT, GraphBuilder, Step, recursion_limit
+from doomagent.graph.runner import (
+    Decision,
+    Progress,
+    TrialStream,
+    arun_trial,
+    build_models,
+    check_models,
+    run_trial,
+    stream_trial,
+    write_recipe,
+)
+from doomagent.summary import TrialResult
 
 __all__ = [
+    "NEXT",
+    "Answer",
+    "Decision",
     "DoomState",
     "GraphBuilder",
     "Progress",
     "RunContext",
     "Step",
     "TrialResult",
+    "TrialStream",
     "arun_trial",
     "build_models",
+    "check_models",
     "episode_over",
     "every_frames",
     "needs_wait",
     "recursion_limit",
     "run_trial",
+    "runs_this_decision",
+    "stream_trial",
     "write_recipe",
 ]

@@ -1,135 +1,356 @@
-"""Build the agent's LangGraph state machine from a recipe, or from your own list of nodes.
+"""Build the agent's LangGraph state machine from a recipe, or from your own nodes, state and routers.
 
-A decision runs the pipeline in order (vision, planner, experts, agent, wait, act); each node may
-have a gate, and the router after a node goes to the next node whose gate passes. After `act` the
-episode-end router goes to END or back to the first node.
+A decision runs a pipeline of steps in order (the paper's: vision, planner, experts, agent, wait, act).
+Each step may have a gate; after a node the router goes to the next step whose gate passes, unless a
+named router of yours says otherwise (a branch, or a loop back such as agent -> critic -> agent). A
+parallel step runs several nodes at once and joins them before the next step. After `act` the
+episode-end router goes to END or back to the first step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from doomagent.core.context import RunContext
+from doomagent.core.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
+from doomagent.core.state import BASE_KEYS, DECISION_END, DoomState, state_keys
 from doomagent.errors import ConfigError
-from doomagent.graph.context import RunContext
-from doomagent.graph.routers import Gate, episode_over, every_frames, needs_wait
-from doomagent.graph.state import DoomState
 from doomagent.recipes import Recipe
 
 NodeFn = Callable[..., Any]
+Router = Callable[[Mapping[str, Any]], str]
+NEXT = "__next__"  # a router's answer for "carry on down the pipeline"
 
 
 @dataclass
 class Step:
-    """A node of the decision pipeline and the gate that decides whether it runs this decision."""
+    """A step of the decision pipeline: one node, or (with `members`) several run at once and then joined."""
 
     name: str
-    fn: NodeFn
+    fn: NodeFn | None
     gate: Gate | None = None
+    roles: tuple[str, ...] = ()
+    members: tuple[Step, ...] = ()
+
+    def nodes(self) -> list[Step]:
+        """Return the node steps this step adds to the graph (itself, or its members)."""
+        return list(self.members) if self.members else [self]
 
 
+@dataclass
+class _Route:
+    router: Router
+    targets: tuple[str, ...]
+    extra_runs: int = 0  # how many extra passes over the pipeline this router may cause per decision
+
+
+@dataclass
 class GraphBuilder:
-    """Assemble the decision pipeline; add, replace or remove nodes, then compile."""
+    """Assemble the decision pipeline; add, replace or remove nodes, add routers, loops and parallel
+    steps; then compile. `state` is the graph's state class: DoomState or a TypedDict extending it."""
 
-    def __init__(self, steps: list[Step] | None = None) -> None:
-        self.steps: list[Step] = list(steps or [])
+    steps: list[Step] = field(default_factory=list)
+    state: type = DoomState
+    routes: dict[str, _Route] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.steps = list(self.steps)
+        keys = state_keys(self.state)
+        missing = BASE_KEYS - keys
+        if missing:
+            raise ConfigError(
+                f"state class {getattr(self.state, '__name__', self.state)!r} lacks DoomState's keys "
+                f"({', '.join(sorted(missing)[:5])}…)",
+                hint="declare it as `class MyState(DoomState): my_key: int`",
+            )
+        self._keys = keys
 
     @classmethod
-    def from_recipe(cls, recipe: Recipe) -> GraphBuilder:
-        """Return the paper's graph for a recipe: vision, [planner], [experts], agent, wait, act."""
+    def from_recipe(cls, recipe: Recipe, *, state: type = DoomState) -> GraphBuilder:
+        """Return the paper's graph for a recipe: vision, [planner], [experts], agent, wait, act.
+
+        The nodes are configured here (what the Agent's prompt shows, how Vision perceives), never by
+        the nodes re-reading the recipe.
+        """
         from doomagent import nodes
 
         if recipe.strategy == "reference" or recipe.roles is None:
-            return cls([Step("navigator", nodes.navigator), Step("act", nodes.act)])
-        steps = [Step("vision", nodes.vision)]
+            return cls([Step("navigator", nodes.navigator), Step("act", nodes.act)], state=state)
+        shows_walkthrough = recipe.strategy != "naive"
+        steps = [Step("vision", nodes.VisionNode(recipe.perception))]
         if recipe.roles.planner is not None and recipe.strategy in ("plan", "k-levels"):
-            steps.append(
-                Step(
-                    "planner",
-                    nodes.planner,
-                    every_frames("plan_frame", recipe.roles.planner.every_frames, name="planner_due"),
-                )
-            )
+            gate = every_frames("plan_frame", recipe.roles.planner.every_frames, name="planner_due")
+            steps.append(Step("planner", nodes.PlannerNode(), gate))
         if recipe.roles.experts is not None and recipe.strategy == "k-levels":
-            steps.append(
-                Step(
-                    "experts",
-                    nodes.experts,
-                    every_frames("experts_frame", recipe.roles.experts.every_frames, name="experts_due"),
-                )
-            )
-        steps += [Step("agent", nodes.agent), Step("wait", nodes.wait, needs_wait), Step("act", nodes.act)]
-        return cls(steps)
+            gate = every_frames("experts_frame", recipe.roles.experts.every_frames, name="experts_due")
+            steps.append(Step("experts", nodes.ExpertsNode(walkthrough=shows_walkthrough), gate))
+        steps += [
+            Step("agent", nodes.AgentNode(walkthrough=shows_walkthrough)),
+            Step("wait", nodes.wait, needs_wait),
+            Step("act", nodes.act),
+        ]
+        return cls(steps, state=state)
+
+    # -- reading -------------------------------------------------------------------------------
 
     @property
     def names(self) -> list[str]:
-        """Return the node names in pipeline order."""
+        """Return the step names in pipeline order (a parallel step by its own name)."""
         return [s.name for s in self.steps]
+
+    @property
+    def node_names(self) -> list[str]:
+        """Return every node of the graph: steps, parallel members and joins."""
+        out: list[str] = []
+        for step in self.steps:
+            out += [m.name for m in step.members] + [step.name] if step.members else [step.name]
+        return out
+
+    @property
+    def roles(self) -> frozenset[str]:
+        """Return the recipe roles the graph's nodes call; only these get models (and keys) at run time."""
+        out: set[str] = set()
+        for step in self.steps:
+            for node in step.nodes():
+                out.update(node.roles or getattr(node.fn, "roles", ()))
+        return frozenset(out)
+
+    @property
+    def custom_keys(self) -> tuple[str, ...]:
+        """Return the state keys beyond DoomState's, in declaration order."""
+        return tuple(k for k in self._keys if k not in BASE_KEYS)
 
     def _index(self, name: str) -> int:
         try:
             return self.names.index(name)
         except ValueError:
-            raise ConfigError(f"no node named {name!r}", hint=f"nodes: {', '.join(self.names)}") from None
+            raise ConfigError(f"no step named {name!r}", hint=f"steps: {', '.join(self.names)}") from None
 
-    def add_node(
-        self, name: str, fn: NodeFn, *, after: str | None = None, before: str | None = None, when: Gate | None = None
-    ) -> GraphBuilder:
-        """Insert a node after or before another (default: just before the agent); `when` gates it."""
-        if name in self.names:
-            raise ConfigError(f"a node named {name!r} exists already", hint="use replace_node to swap it")
+    def _check_new(self, *names: str) -> None:
+        for name in names:
+            if name in self.node_names:
+                raise ConfigError(f"a node named {name!r} exists already", hint="use replace_node to swap it")
+            if name in (START, END, NEXT) or not name:
+                raise ConfigError(f"{name!r} is not a usable node name")
+
+    def _at(self, after: str | None, before: str | None) -> int:
         if after is not None and before is not None:
             raise ConfigError("give after= or before=, not both")
-        at = self._index(after) + 1 if after is not None else self._index(before or "agent")
-        self.steps.insert(at, Step(name, fn, when))
+        return self._index(after) + 1 if after is not None else self._index(before or "agent")
+
+    # -- editing -------------------------------------------------------------------------------
+
+    def add_node(
+        self,
+        name: str,
+        fn: NodeFn,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        when: Gate | None = None,
+        roles: Iterable[str] | None = None,
+    ) -> GraphBuilder:
+        """Insert a node after or before a step (default: just before the agent).
+
+        Args:
+            name: the node's name (in traces, routers and logs).
+            fn: `fn(state)` or `fn(state, runtime)` returning the keys it changes (declared in the state class).
+            after: the step it follows.
+            before: the step it precedes.
+            when: a gate: the node runs only in decisions where `when(state)` is true.
+            roles: the recipe roles it calls through `ctx.ask` (their models are built and checked).
+        """
+        self._check_new(name)
+        self.steps.insert(self._at(after, before), Step(name, fn, when, self._roles(fn, roles)))
         return self
 
-    def replace_node(self, name: str, fn: NodeFn, *, when: Gate | None = None) -> GraphBuilder:
+    def add_parallel(
+        self,
+        name: str,
+        nodes: Mapping[str, NodeFn],
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        when: Gate | None = None,
+        roles: Mapping[str, Iterable[str]] | None = None,
+    ) -> GraphBuilder:
+        """Insert a step that runs several nodes at once (one LangGraph super-step), then joins them.
+
+        Two members that write the same key need a reducer for it (`Annotated[list[str], operator.add]`).
+        `name` is the join node; `when` gates the whole step.
+        """
+        if len(nodes) < 2:
+            raise ConfigError(f"parallel step {name!r} needs at least two nodes", hint="use add_node for one")
+        self._check_new(name, *nodes)
+        members = tuple(
+            Step(member, fn, None, self._roles(fn, (roles or {}).get(member))) for member, fn in nodes.items()
+        )
+        self.steps.insert(self._at(after, before), Step(name, None, when, (), members))
+        return self
+
+    def replace_node(
+        self, name: str, fn: NodeFn, *, when: Gate | None = None, roles: Iterable[str] | None = None
+    ) -> GraphBuilder:
         """Swap the function of a node, keeping its place (and its gate unless `when` is given)."""
-        step = self.steps[self._index(name)]
-        self.steps[self._index(name)] = Step(name, fn, when if when is not None else step.gate)
+        i = self._index(name)
+        step = self.steps[i]
+        if step.members:
+            raise ConfigError(f"{name!r} is a parallel step", hint="remove it and add a new one")
+        self.steps[i] = Step(name, fn, when if when is not None else step.gate, self._roles(fn, roles))
         return self
 
     def remove_node(self, name: str) -> GraphBuilder:
-        """Remove a node from the pipeline."""
-        if name == "act":
+        """Remove a step from the pipeline (its roles then need no model and no key)."""
+        if name == DECISION_END:
             raise ConfigError("the act node cannot be removed: nothing would reach the game")
         del self.steps[self._index(name)]
+        self.routes.pop(name, None)
         return self
 
-    def _router(self, start: int, *, loop: bool) -> Callable[[DoomState], str]:
-        following = self.steps[start:]
-        first = self.steps[0].name
+    def add_router(
+        self, after: str, router: Router, *, targets: Sequence[str], passes: int = 1
+    ) -> GraphBuilder:
+        """After node `after`, go where `router(state)` says: one of `targets`, or NEXT for the pipeline's
+        own next step. `passes` bounds how often per decision it may send the graph back (for the
+        recursion limit)."""
+        if after == DECISION_END:
+            raise ConfigError("the act node's router is the episode end; add your router before act")
+        if after not in self.names:
+            raise ConfigError(f"no node named {after!r} to route after", hint=f"steps: {', '.join(self.names)}")
+        self.routes[after] = _Route(router, tuple(targets), passes)
+        return self
 
-        def route(state: DoomState) -> str:
+    def add_loop(self, node: str, *, back_to: str, when: Gate, max_times: int = 1) -> GraphBuilder:
+        """After `node`, go back to `back_to` while `when(state)` holds, at most `max_times` times per
+        decision; then carry on down the pipeline (e.g. agent -> critic -> agent, then act)."""
+        if max_times < 1:
+            raise ConfigError(f"add_loop max_times must be at least 1, not {max_times}")
+        if back_to not in self.names or self.names.index(back_to) > self._index(node):
+            raise ConfigError(f"add_loop: {back_to!r} must be a step at or before {node!r}")
+
+        def loop(state: Mapping[str, Any]) -> str:
+            if runs_this_decision(state, back_to) <= max_times and when(state):
+                return back_to
+            return NEXT
+
+        loop.__name__ = f"loop_{node}_to_{back_to}"
+        return self.add_router(node, loop, targets=[back_to], passes=max_times)
+
+    @staticmethod
+    def _roles(fn: NodeFn, roles: Iterable[str] | None) -> tuple[str, ...]:
+        return tuple(roles) if roles is not None else tuple(getattr(fn, "roles", ()))
+
+    # -- compiling -----------------------------------------------------------------------------
+
+    def _router(self, start: int, *, after: str | None, loop: bool) -> Callable[[Mapping[str, Any]], Any]:
+        following = self.steps[start:]
+        route = self.routes.get(after) if after is not None else None
+        first = self.steps[0]
+        names = set(self.node_names)
+
+        def target(step: Step) -> Any:
+            return [m.name for m in step.members] if step.members else step.name
+
+        def pipeline(state: Mapping[str, Any]) -> Any:
             if loop and episode_over(state):
                 return END
             for step in following:
                 if step.gate is None or step.gate(state):
-                    return step.name
-            return first
+                    return target(step)
+            return target(first)
 
-        route.__name__ = (
-            "route_episode_end" if loop else f"route_after_{self.steps[start - 1].name}" if start else "route_start"
-        )
-        return route
+        if route is None:
+            pipeline.__name__ = f"route_after_{after}" if after else "route_episode_end" if loop else "route_start"
+            return pipeline
+
+        def custom(state: Mapping[str, Any]) -> Any:
+            choice = route.router(state)
+            if choice == NEXT:
+                return pipeline(state)
+            if choice not in names:
+                raise ConfigError(
+                    f"router after {after!r} chose {choice!r}, which is not a node",
+                    hint=f"return one of {', '.join(route.targets)} or NEXT",
+                )
+            return target(self.steps[self.names.index(choice)]) if choice in self.names else choice
+
+        custom.__name__ = getattr(route.router, "__name__", f"route_after_{after}")
+        return custom
+
+    def _wrap(self, name: str, fn: NodeFn) -> NodeFn:
+        keys = self._keys
+        takes_runtime = _takes_runtime(fn)
+        state_name = getattr(self.state, "__name__", "the state")
+
+        def node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+            update = fn(state, runtime) if takes_runtime else fn(state)
+            if update is None:
+                return {"trace": [name]}
+            if not isinstance(update, dict):
+                raise ConfigError(
+                    f"node {name!r} returned {type(update).__name__}, not a dict of state keys",
+                    hint="return {'key': value, ...} with the keys the node changes (or None)",
+                )
+            extra = update.keys() - keys
+            if extra:
+                raise ConfigError(
+                    f"node {name!r} returned keys that {state_name} does not declare: {', '.join(sorted(extra))}",
+                    hint="declare them in a state class (class MyState(DoomState): key: type) and pass "
+                    "GraphBuilder(..., state=MyState)",
+                )
+            return {**update, "trace": [name]}
+
+        node.__name__ = name
+        return node
 
     def compile(self, *, checkpointer: Any = None) -> Any:
         """Return the compiled LangGraph graph; run it with context=RunContext(...)."""
-        if not self.steps or self.names[-1] != "act":
-            raise ConfigError("the pipeline must end with the act node", hint=f"nodes: {', '.join(self.names)}")
-        graph = StateGraph(DoomState, context_schema=RunContext)
+        if not self.steps or self.names[-1] != DECISION_END:
+            raise ConfigError("the pipeline must end with the act node", hint=f"steps: {', '.join(self.names)}")
+        bound = frozenset(self.node_names)
+        graph: StateGraph[Any, Any, Any, Any] = StateGraph(self.state, context_schema=RunContext)
         for step in self.steps:
-            graph.add_node(step.name, step.fn)
-        targets = self.names
-        graph.add_conditional_edges(START, self._router(0, loop=False), targets)
+            for node in step.nodes():
+                assert node.fn is not None
+                fn = node.fn.bind(bound) if hasattr(node.fn, "bind") else node.fn
+                graph.add_node(node.name, self._wrap(node.name, fn))  # type: ignore[call-overload]
+            if step.members:
+                graph.add_node(step.name, self._wrap(step.name, _join))  # type: ignore[call-overload]
+                graph.add_edge([m.name for m in step.members], step.name)
+        targets = self.node_names
+        graph.add_conditional_edges(START, self._router(0, after=None, loop=False), targets)
         for i, step in enumerate(self.steps[:-1]):
-            graph.add_conditional_edges(step.name, self._router(i + 1, loop=False), [*targets])
-        graph.add_conditional_edges("act", self._router(0, loop=True), [*targets, END])
+            graph.add_conditional_edges(step.name, self._router(i + 1, after=step.name, loop=False), targets)
+        graph.add_conditional_edges(DECISION_END, self._router(0, after=None, loop=True), [*targets, END])
         return graph.compile(checkpointer=checkpointer)
+
+    def recursion_limit(self, max_frames: int, decision_frames: int) -> int:
+        """Return a LangGraph recursion limit that fits a whole episode of `max_frames`."""
+        per_pass = len(self.node_names)
+        extra = sum(r.extra_runs for r in self.routes.values())
+        return recursion_limit(max_frames, decision_frames, per_pass * (1 + extra))
+
+
+def _join(state: Mapping[str, Any]) -> None:
+    """Join a parallel step: nothing to change, the members' writes are already merged."""
+    return None
+
+
+def _takes_runtime(fn: NodeFn) -> bool:
+    try:
+        params = [
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+    except (TypeError, ValueError):
+        return True
+    return len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
 def recursion_limit(max_frames: int, decision_frames: int, nodes: int) -> int:

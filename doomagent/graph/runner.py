@@ -1,288 +1,346 @@
-"""Run trials of a recipe: the graph over a real DoomEnv, logs written as they happen, a summary at the end."""
+"""Run trials of a recipe: the graph over a real DoomEnv, logs written as they happen, a summary at the end.
+
+`run_trial` plays a whole trial; `stream_trial` yields each decision as it happens (the nodes that ran,
+the action, usage so far, the custom state keys) for callers that drive their own loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doomagent.env import DoomEnv
-from doomagent.episode import write_json
-from doomagent.graph.builder import GraphBuilder, recursion_limit
-from doomagent.graph.context import RunContext
-from doomagent.graph.state import DoomState, merge_update
-from doomagent.providers import make_model
+from doomagent.core.context import RunContext
+from doomagent.core.state import merge_update, state_reducers
+from doomagent.core.usage import Usage
+from doomagent.env.doom_env import DoomEnv
+from doomagent.errors import ConfigError
+from doomagent.graph.builder import GraphBuilder
 from doomagent.providers.base import Model
+from doomagent.providers.resolve import resolve_model
 from doomagent.recipes import Recipe
 from doomagent.runlog import RunLog
-
-ROLE_NAMES = ("vision", "planner", "experts", "agent")
+from doomagent.summary import TrialResult, write_json
 
 
 @dataclass(frozen=True)
-class Progress:
-    """One decision, as streamed to a progress display."""
+class Decision:
+    """One decision of a trial, as `stream_trial` yields it and `on_progress` receives it."""
 
     trial: int
-    frame: int
+    decision: int  # 0-based index of this decision
+    frame: int  # the frame after the action
     max_frames: int | None
     room: str | None
     health: int
     action: str
     reason: str
-    calls: int
+    parse_ok: bool  # False: the answer was unusable and WAIT was played
+    nodes: tuple[str, ...]  # the nodes that ran in this decision, in order
+    calls: int  # model calls so far, all roles
     tokens: int
     cost: float
+    usage: Usage = field(repr=False, default_factory=Usage)  # per role, so far
+    state: dict[str, Any] = field(default_factory=dict)  # the graph's custom keys after this decision
 
 
-@dataclass
-class TrialResult:
-    """How a trial ended, with its totals."""
-
-    trial: int
-    outcome: str
-    frames: int
-    decisions: int
-    waits: int
-    rooms_entered: list[tuple[int, str]]
-    room_frames: dict[str, int]
-    usage: dict[str, Any] = field(default_factory=dict)
-    folder: Path | None = None
-    seed: int = 0
-    recipe: str = ""
-    model: str = ""
-    final_position: tuple[float, float] = (0.0, 0.0)
-    path_length: float = 0.0
-    env: dict[str, Any] = field(default_factory=dict)
-    audit: dict[str, int] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """Return JSON-ready data."""
-        totals = {
-            k: sum(v.get(k, 0) for v in self.usage.values())
-            for k in ("calls", "errors", "input_tokens", "output_tokens", "cost")
-        }
-        return {
-            "trial": self.trial,
-            "recipe": self.recipe,
-            "model": self.model,
-            "seed": self.seed,
-            "outcome": self.outcome,
-            "frames": self.frames,
-            "decisions": self.decisions,
-            "waits": self.waits,
-            "rooms_entered": [{"frame": f, "room": r} for f, r in self.rooms_entered],
-            "room_frames": self.room_frames,
-            "final_position": [round(v, 2) for v in self.final_position],
-            "path_length": round(self.path_length, 2),
-            "usage": self.usage,
-            "totals": totals,
-            "env": self.env,
-            "vision_audit": {
-                **self.audit,
-                "hallucination_rate": (
-                    self.audit.get("hallucinated", 0) / self.audit["calls"] if self.audit.get("calls") else None
-                ),
-            },
-        }
+Progress = Decision  # the name older callers used
 
 
-def _over_budget(recipe: Recipe, usage: dict[str, Any]) -> bool:
+def _over_budget(recipe: Recipe, usage: Usage) -> bool:
     budget = recipe.budget
-    calls = sum(u.get("calls", 0) for u in usage.values())
-    cost = sum(u.get("cost", 0.0) for u in usage.values())
-    return (budget.max_calls is not None and calls >= budget.max_calls) or (
-        budget.max_cost is not None and cost >= budget.max_cost
+    totals = usage.totals
+    return (budget.max_calls is not None and totals.calls >= budget.max_calls) or (
+        budget.max_cost is not None and totals.cost >= budget.max_cost
     )
 
 
-def _roles(recipe: Recipe) -> dict[str, Any]:
+def _role_settings(recipe: Recipe, roles: frozenset[str] | None) -> dict[str, Any]:
+    """Return the settings of the roles to build: those the graph's nodes call (all the recipe's by default)."""
     if recipe.roles is None:
+        if roles:
+            raise ConfigError(
+                f"the graph calls roles {', '.join(sorted(roles))} but recipe {recipe.name!r} has no roles",
+                hint="add a roles: section to the recipe",
+            )
         return {}
-    skip = {"vision"} if recipe.perception == "engine" else set()
-    return {r: getattr(recipe.roles, r) for r in ROLE_NAMES if r not in skip and getattr(recipe.roles, r) is not None}
+    if roles is None:
+        skip = {"vision"} if recipe.perception == "engine" else set()
+        return {name: s for name, s in recipe.roles.items() if name not in skip}
+    out = {}
+    for name in sorted(roles):
+        settings = recipe.roles.get(name)
+        if settings is None:
+            raise ConfigError(
+                f"a node of the graph calls role {name!r}, which recipe {recipe.name!r} does not have",
+                hint=f"add roles.{name}: {{model: ...}} to the recipe (or --set {name}.model=...)",
+            )
+        out[name] = settings
+    return out
 
 
-def check_models(recipe: Recipe) -> None:
-    """Raise a typed error now for a model that cannot be used (missing key, missing local package)."""
-    from doomagent.providers.local import check_local, is_local
+def build_models(recipe: Recipe, roles: frozenset[str] | None = None) -> dict[str, Model]:
+    """Return one model per role to play: `roles` (those a graph calls), or every role of the recipe.
 
-    for settings in _roles(recipe).values():
-        if is_local(settings.model):
-            check_local(settings.model.split("/", 1)[1])
-        else:
-            make_model(settings)
-
-
-@contextmanager
-def serving_local_models(recipe: Recipe) -> Iterator[Recipe]:
-    """Start an embedded llama.cpp server per local model the recipe names; yield the recipe pointed at them."""
-    from doomagent.providers.local import PREFIX, local_names, server_for
-
-    roles = _roles(recipe)
-    names = local_names(list(roles.values()))
-    if not names:
-        yield recipe
-        return
-    servers = {name: server_for(name) for name in names}
-    try:
-        for server in servers.values():
-            server.start()
-        data = recipe.model_dump()
-        for role, settings in roles.items():
-            if settings.model.startswith(PREFIX):
-                server = servers[settings.model[len(PREFIX) :]]
-                slot = data["roles"][role]
-                slot.update(model=f"openai/{server.alias}", api_base=server.api_base)
-                if slot.get("structured") == "auto":
-                    slot["structured"] = "grammar"  # llama.cpp enforces the answer's form (a schema for plans)
-        yield Recipe.model_validate(data)
-    finally:
-        for server in servers.values():
-            server.stop()
-
-
-def build_models(recipe: Recipe) -> dict[str, Model]:
-    """Return one model per role the recipe plays."""
-    return {role: make_model(settings) for role, settings in _roles(recipe).items()}
-
-
-def run_trial(recipe: Recipe, *, models: dict[str, Model] | None = None, **kwargs: Any) -> TrialResult:
-    """Play one trial; with `out`, write steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json.
-
-    Roles that name an embedded local model (`local/smollm2`) get a llama.cpp server on 127.0.0.1 for
-    the trial, stopped when it ends. Keyword arguments: trial, seed, out, builder, recipe_dir,
-    on_progress, full_prompts.
+    Local models share one server per model; it starts with the first call or `start()`.
     """
-    if models is not None:
-        return _play(recipe, models=models, **kwargs)
-    with serving_local_models(recipe) as served:
-        return _play(served, models=build_models(served), **kwargs)
+    servers: dict[str, Any] = {}
+    return {name: resolve_model(s, servers=servers) for name, s in _role_settings(recipe, roles).items()}
 
 
-def _play(
+def check_models(recipe: Recipe, roles: frozenset[str] | None = None) -> None:
+    """Raise a typed error now for a model that cannot be used (missing key, missing local package)."""
+    build_models(recipe, roles)
+
+
+class TrialStream:
+    """A trial being played: iterate it for its decisions; `result` holds the summary once it ends.
+
+    Closing it early (or breaking out of the loop) ends the trial as `interrupted`, with its files written.
+    """
+
+    def __init__(self, run: Callable[[TrialStream], Iterator[Decision]]) -> None:
+        self.result: TrialResult | None = None
+        self._it = run(self)
+
+    def __iter__(self) -> Iterator[Decision]:
+        return self._it
+
+    def __next__(self) -> Decision:
+        return next(self._it)
+
+    def close(self) -> None:
+        """Stop the trial now; its files and summary are written."""
+        self._it.close()  # type: ignore[attr-defined]
+
+    def __enter__(self) -> TrialStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def stream_trial(
     recipe: Recipe,
     *,
     trial: int = 0,
     seed: int | None = None,
-    out: Path | None = None,
-    models: dict[str, Model] | None = None,
+    out: str | Path | None = None,
+    models: Mapping[str, Model] | None = None,
     builder: GraphBuilder | None = None,
-    recipe_dir: Path | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
+    recipe_dir: str | Path | None = None,
+    full_prompts: bool = False,
+) -> TrialStream:
+    """Start a trial and return it as a stream of decisions (see run_trial for the arguments)."""
+    builder = builder or GraphBuilder.from_recipe(recipe)
+    folder = Path(out) if out is not None else None
+    base = Path(recipe_dir) if recipe_dir is not None else None
+    if models is None:
+        built = build_models(recipe, builder.roles)
+    else:
+        built = dict(models)
+        missing = builder.roles - built.keys()
+        if missing:
+            raise ConfigError(
+                f"no model given for role(s) {', '.join(sorted(missing))} that the graph calls",
+                hint="pass models={role: Model, ...} for every role, or leave models out to build them",
+            )
+    seed = trial if seed is None else seed
+
+    def run(stream: TrialStream) -> Iterator[Decision]:
+        return _play(stream, recipe, builder, built, trial, seed, folder, base, full_prompts, own=models is None)
+
+    return TrialStream(run)
+
+
+def run_trial(
+    recipe: Recipe,
+    *,
+    trial: int = 0,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    models: Mapping[str, Model] | None = None,
+    builder: GraphBuilder | None = None,
+    recipe_dir: str | Path | None = None,
+    on_progress: Callable[[Decision], None] | None = None,
     full_prompts: bool = False,
 ) -> TrialResult:
-    models = models if models is not None else build_models(recipe)
-    builder = builder or GraphBuilder.from_recipe(recipe)
-    graph = builder.compile()
-    env = DoomEnv(recipe.env)
-    log = RunLog(out, full_prompts=full_prompts)
-    ctx = RunContext(
-        env=env,
-        recipe=recipe,
+    """Play one trial and return its summary.
+
+    Args:
+        recipe: the resolved recipe (see load_recipe).
+        trial: the trial's number (in summaries and progress).
+        seed: the engine's seed (default: the trial number).
+        out: a folder for steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json (None: memory only).
+        models: a Model per role the graph calls; by default they are built from the recipe (only the
+            roles the graph's nodes call: a removed node's role needs no model and no key). Roles naming
+            `local/<name>` get a llama.cpp server on 127.0.0.1 for the trial.
+        builder: the graph to play (default: GraphBuilder.from_recipe(recipe)).
+        recipe_dir: the folder the recipe's relative paths (walkthrough, prompts_dir) start from.
+        on_progress: called after every decision.
+        full_prompts: write prompts inline in calls.jsonl instead of prompts/<sha>.txt.
+    """
+    stream = stream_trial(
+        recipe,
+        trial=trial,
+        seed=seed,
+        out=out,
         models=models,
-        log=log,
-        walkthrough=recipe.walkthrough_text(recipe_dir),
-        allowed=recipe.allowed_actions,
-        prompts_dir=(recipe_dir / recipe.prompts_dir) if recipe.prompts_dir and recipe_dir else recipe.prompts_dir,
+        builder=builder,
+        recipe_dir=recipe_dir,
+        full_prompts=full_prompts,
     )
-    seed = trial if seed is None else seed
-    obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
-    path_length = 0.0
-    ctx.observation = obs
-    state: DoomState = {
-        "frame": 0,
-        "decision": 0,
-        "room": obs.room,
-        "health": obs.hud.health,
-        "position": obs.position,
-        "angle": obs.angle,
-        "outcome": None,
-        "done": False,
-        "waits": 0,
-        "history": [],
-        "usage": {},
-        "audit": {},
-        "plan_frame": None,
-        "experts_frame": None,
-    }
-    max_frames = recipe.env.max_frames or 100_000
-    config = {"recursion_limit": recursion_limit(max_frames, recipe.env.decision_frames, len(builder.steps))}
-    outcome = "interrupted"
-    try:
-        for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
-            for node, update in chunk.items():
-                if update:
-                    before = state.get("position")
-                    merge_update(state, update)
-                    if node == "act" and before is not None:
-                        path_length += math.dist(before[:2], state["position"][:2])
-                if node == "act" and not state.get("done") and _over_budget(recipe, state.get("usage", {})):
-                    outcome = "budget"
-                    break
-                if node == "act" and on_progress is not None:
-                    usage = state.get("usage", {})
-                    on_progress(
-                        Progress(
-                            trial,
-                            state["frame"],
-                            recipe.env.max_frames,
-                            state.get("room"),
-                            state.get("health", 0),
-                            state["action"],
-                            state.get("reason", ""),
-                            sum(u["calls"] for u in usage.values()),
-                            sum(u["input_tokens"] + u["output_tokens"] for u in usage.values()),
-                            sum(u["cost"] for u in usage.values()),
-                        )
-                    )
-            if outcome == "budget":
-                break
-        if outcome != "budget":
-            outcome = state.get("outcome") or "interrupted"
-    except KeyboardInterrupt:
-        outcome = "interrupted"
-        raise
-    finally:
-        result = TrialResult(
-            trial,
-            outcome,
-            env.frame,
-            state.get("decision", 0),
-            state.get("waits", 0),
-            list(env.tracker.entries),
-            dict(env.tracker.frames),
-            state.get("usage", {}),
-            out,
-            seed=seed,
-            recipe=recipe.name,
-            model=recipe.agent_model,
-            final_position=tuple(state.get("position", (0.0, 0.0))[:2]),  # type: ignore[arg-type]
-            path_length=path_length,
-            env=recipe.env.model_dump(mode="json"),
-            audit=dict(state.get("audit", {})),
-        )
-        env.close()  # finishes the demo file
-        log.close()
-        if out is not None:
-            write_json(out / "summary.json", result.as_dict())
-    return result
+    with stream:
+        for decision in stream:
+            if on_progress is not None:
+                on_progress(decision)
+    assert stream.result is not None
+    return stream.result
 
 
 async def arun_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
-    """Play one trial from async code, in a worker thread (see run_trial)."""
+    """Play one trial from async code, in a worker thread (same arguments as run_trial)."""
     return await asyncio.to_thread(run_trial, recipe, **kwargs)
 
 
-def write_recipe(recipe: Recipe, out: Path) -> None:
+def _play(
+    stream: TrialStream,
+    recipe: Recipe,
+    builder: GraphBuilder,
+    models: dict[str, Model],
+    trial: int,
+    seed: int,
+    out: Path | None,
+    recipe_dir: Path | None,
+    full_prompts: bool,
+    *,
+    own: bool,
+) -> Iterator[Decision]:
+    graph = builder.compile()
+    reducers = state_reducers(builder.state)
+    custom = builder.custom_keys
+    started: list[Model] = []
+    env: DoomEnv | None = None
+    log: RunLog | None = None
+    ctx: RunContext | None = None
+    state: dict[str, Any] = {}
+    outcome = "interrupted"
+    path_length = 0.0
+    try:
+        for model in models.values():
+            start = getattr(model, "start", None)
+            if callable(start):
+                start()
+                started.append(model)
+        walkthrough = recipe.walkthrough_text(recipe_dir)
+        env = DoomEnv(recipe.env)
+        log = RunLog(out, full_prompts=full_prompts)
+        prompts_dir = recipe.prompts_dir
+        if prompts_dir is not None and recipe_dir is not None:
+            prompts_dir = recipe_dir / prompts_dir
+        ctx = RunContext(
+            env=env,
+            recipe=recipe,
+            models=models,
+            log=log,
+            walkthrough=walkthrough,
+            allowed=recipe.allowed_actions,
+            prompts_dir=prompts_dir,
+            custom_keys=custom,
+        )
+        obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
+        ctx.observation = obs
+        state = {
+            "frame": 0,
+            "decision": 0,
+            "room": obs.room,
+            "health": obs.hud.health,
+            "position": obs.position,
+            "angle": obs.angle,
+            "outcome": None,
+            "done": False,
+            "waits": 0,
+            "history": [],
+            "audit": {},
+            "trace": [],
+            "plan_frame": None,
+            "experts_frame": None,
+        }
+        max_frames = recipe.env.max_frames or 100_000
+        config = {"recursion_limit": builder.recursion_limit(max_frames, recipe.env.decision_frames)}
+        for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
+            for node, update in chunk.items():
+                before = state.get("position")
+                if update:
+                    merge_update(state, update, reducers)
+                if node != "act":
+                    continue
+                if before is not None:
+                    path_length += math.dist(before[:2], state["position"][:2])
+                usage = ctx.usage
+                totals = usage.totals
+                yield Decision(
+                    trial=trial,
+                    decision=state["decision"] - 1,
+                    frame=state["frame"],
+                    max_frames=recipe.env.max_frames,
+                    room=state.get("room"),
+                    health=state.get("health", 0),
+                    action=state.get("action", ""),
+                    reason=state.get("reason", ""),
+                    parse_ok=bool(log.steps[-1]["parse_ok"]) if log.steps else True,
+                    nodes=tuple(state.get("trace") or ()),
+                    calls=totals.calls,
+                    tokens=totals.tokens,
+                    cost=totals.cost,
+                    usage=Usage(roles=dict(usage.roles)),
+                    state={k: state.get(k) for k in custom},
+                )
+                if not state.get("done") and _over_budget(recipe, usage):
+                    outcome = "budget"
+                    return
+        outcome = state.get("outcome") or "interrupted"
+    finally:
+        if env is not None and ctx is not None:
+            stream.result = TrialResult(
+                trial=trial,
+                outcome=outcome,
+                frames=env.frame,
+                decisions=state.get("decision", 0),
+                waits=state.get("waits", 0),
+                rooms_entered=list(env.tracker.entries),
+                room_frames=dict(env.tracker.frames),
+                usage=ctx.usage,
+                folder=out,
+                seed=seed,
+                recipe=recipe.name,
+                model=recipe.agent_model,
+                final_position=tuple(state.get("position", (0.0, 0.0))[:2]),
+                path_length=path_length,
+                env=recipe.env.model_dump(mode="json"),
+                audit=dict(state.get("audit", {})),
+            )
+        if env is not None:
+            env.close()  # finishes the demo file
+        if log is not None:
+            log.close()
+        if out is not None and stream.result is not None:
+            write_json(out / "summary.json", stream.result.as_dict())
+        for model in started if own else ():
+            close = getattr(model, "close", None)
+            if callable(close):
+                close()
+
+
+def write_recipe(recipe: Recipe, out: str | Path) -> None:
     """Write the resolved recipe to the run folder (it holds key variable names, never keys)."""
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "recipe.json", recipe.public_dict())
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json(folder / "recipe.json", recipe.public_dict())
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from doomagent.core.calls import call_model
+from doomagent.core.context import RunContext
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
-from doomagent.graph.context import RunContext
-from doomagent.graph.state import DoomState
-from doomagent.nodes._call import call_model
 from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
@@ -27,18 +28,27 @@ from doomagent.schemas import (
 
 
 def agent_request(
-    state: DoomState, ctx: RunContext, role: RoleSettings, *, name: str, use_plan: bool, experts: bool
+    state: Mapping[str, Any],
+    ctx: RunContext,
+    role: RoleSettings,
+    *,
+    name: str,
+    walkthrough: bool,
+    plan: bool,
+    experts: bool,
 ) -> ModelRequest:
-    """Return the Agent prompt as a request; Experts use it too, on the plan variant."""
-    strategy = ctx.recipe.strategy
+    """Return the Agent prompt as a request; Experts use it too, on the plan variant.
+
+    `walkthrough`, `plan` and `experts` say which of those the prompt shows; the builder decides.
+    """
     structured = role.structured not in ("off", "grammar")  # grammar: the two-line text answer, enforced
-    plan = state.get("plan") or []
+    steps = state.get("plan") or []
     variables = {
         "level": ctx.level,
         "actions": [a.value for a in Action if a in ctx.allowed],
         "vision": state.get("vision", "(nothing yet)"),
-        "walkthrough": ctx.walkthrough if strategy != "naive" else None,
-        "plan": "\n".join(f"{i + 1}. {s}" for i, s in enumerate(plan)) if use_plan and plan else None,
+        "walkthrough": ctx.walkthrough if walkthrough else None,
+        "plan": "\n".join(f"{i + 1}. {s}" for i, s in enumerate(steps)) if plan and steps else None,
         "expert_moves": "\n".join(state.get("expert_moves") or []) if experts else None,
         "feedback": state.get("feedback"),
         "structured": structured,
@@ -75,22 +85,51 @@ def _schema(ctx: RunContext, role: RoleSettings) -> dict[str, Any]:
     return decision_schema(ctx.allowed, cap)
 
 
-def agent(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Pick one action; an answer outside the action set is flagged for the WAIT fallback."""
-    ctx = runtime.context
-    strategy = ctx.recipe.strategy
-    request = agent_request(
-        state,
-        ctx,
-        ctx.recipe.roles.agent,
-        name="agent",
-        use_plan=strategy in ("plan", "k-levels"),
-        experts=strategy == "k-levels",
-    )
-    response, usage = call_model(ctx, "agent", request, decision_failure(ctx.allowed))
-    raw = response.text if response is not None else ""
-    try:
-        action, reason = parse_decision(raw, ctx.allowed)
-    except ActionParseError:
-        return {"parse_ok": False, "raw": raw, "action": Action.WAIT.value, "reason": "", "usage": usage}
-    return {"parse_ok": True, "raw": raw, "action": action.value, "reason": reason, "usage": usage, "feedback": None}
+@dataclass(frozen=True)
+class AgentNode:
+    """The Agent node, configured by the builder: which role plays it and what its prompt shows.
+
+    `plan` and `experts` left as None follow the graph: the plan is shown when a planner node is in it,
+    expert moves when an experts node is.
+    """
+
+    role: str = "agent"
+    walkthrough: bool = True
+    plan: bool | None = None
+    experts: bool | None = None
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """Return the recipe roles this node calls."""
+        return (self.role,)
+
+    def bind(self, nodes: frozenset[str]) -> AgentNode:
+        """Return this node with its open choices settled by the graph's node names."""
+        return replace(
+            self,
+            plan="planner" in nodes if self.plan is None else self.plan,
+            experts="experts" in nodes if self.experts is None else self.experts,
+        )
+
+    def __call__(self, state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+        """Pick one action; an answer outside the action set is flagged for the WAIT fallback."""
+        ctx = runtime.context
+        request = agent_request(
+            state,
+            ctx,
+            ctx.role(self.role),
+            name=self.role,
+            walkthrough=self.walkthrough,
+            plan=bool(self.plan),
+            experts=bool(self.experts),
+        )
+        response = call_model(ctx, self.role, request, decision_failure(ctx.allowed))
+        raw = response.text if response is not None else ""
+        try:
+            action, reason = parse_decision(raw, ctx.allowed)
+        except ActionParseError:
+            return {"parse_ok": False, "raw": raw, "action": Action.WAIT.value, "reason": ""}
+        return {"parse_ok": True, "raw": raw, "action": action.value, "reason": reason, "feedback": None}
+
+
+agent = AgentNode()

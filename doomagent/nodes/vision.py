@@ -2,52 +2,68 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from doomagent.graph.context import RunContext
-from doomagent.graph.state import DoomState
-from doomagent.nodes._call import call_model
+from doomagent.core.calls import call_model
+from doomagent.core.context import RunContext
 from doomagent.perception import audit, engine_report
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, Screenshot, user_message
 from doomagent.schemas import VisionReport, empty_failure, parse_vision, strict_schema
 
+Perception = Literal["model", "engine", "hybrid"]
 
-def vision(state: DoomState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Describe the current screen: with the vision model, the engine's facts, or both (recipe.perception)."""
-    ctx = runtime.context
-    obs = ctx.observation
-    assert obs is not None, "the run loop sets the observation before the first node"
-    perception = ctx.recipe.perception
-    facts = engine_report(obs, ctx.env.rooms) if perception != "model" else None
-    if perception == "engine":
-        assert facts is not None
-        return {"vision": facts.as_text()}
-    role = ctx.recipe.roles.vision  # type: ignore[union-attr]
-    assert role is not None, "the recipe validator requires a vision role unless perception is engine"
-    structured = role.structured != "off"
-    text = render("vision", ctx.prompts_dir, structured=structured)
-    image = Screenshot(obs.screen, role.image.format, role.image.quality, role.image.max_side, role.image.detail)
-    request = ModelRequest(
-        role="vision",
-        messages=[user_message(text, image)],
-        temperature=role.temperature,
-        max_tokens=role.max_tokens,
-        schema=strict_schema(VisionReport) if structured else None,
-        schema_name="vision_report",
-        frame=state["frame"],
-    )
-    response, usage = call_model(ctx, "vision", request, empty_failure)
-    report = parse_vision(response.text) if response and response.text.strip() else None
-    update: dict[str, Any] = {"usage": usage}
-    if report is not None:
-        scored = audit(report, obs, ctx.env.rooms)
-        ctx.log.write("audit.jsonl", scored)
-        update["audit"] = {"calls": 1, "hallucinated": int(scored["hallucinated"])}
-    text = report.as_text() if report else "(no description: the vision model failed)"
-    if facts is not None:
-        text += "\n\nENGINE FACTS:\n" + facts.as_text()
-    update["vision"] = text
-    return update
+
+@dataclass(frozen=True)
+class VisionNode:
+    """The Vision node: `perception` says what it reports (the builder sets it from the recipe):
+    `model` the vision model's description, `engine` the engine's facts (no model), `hybrid` both."""
+
+    perception: Perception = "model"
+    role: str = "vision"
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """Return the recipe roles this node calls (none with engine perception)."""
+        return () if self.perception == "engine" else (self.role,)
+
+    def __call__(self, state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+        """Describe the current screen."""
+        ctx = runtime.context
+        obs = ctx.observation
+        assert obs is not None, "the run loop sets the observation before the first node"
+        facts = engine_report(obs, ctx.env.rooms) if self.perception != "model" else None
+        if facts is not None and self.perception == "engine":
+            return {"vision": facts.as_text()}
+        role = ctx.role(self.role)
+        structured = role.structured != "off"
+        text = render("vision", ctx.prompts_dir, structured=structured)
+        image = Screenshot(obs.screen, role.image.format, role.image.quality, role.image.max_side, role.image.detail)
+        request = ModelRequest(
+            role=self.role,
+            messages=[user_message(text, image)],
+            temperature=role.temperature,
+            max_tokens=role.max_tokens,
+            schema=strict_schema(VisionReport) if structured else None,
+            schema_name="vision_report",
+            frame=state["frame"],
+        )
+        response = call_model(ctx, self.role, request, empty_failure)
+        report = parse_vision(response.text) if response and response.text.strip() else None
+        update: dict[str, Any] = {}
+        if report is not None:
+            scored = audit(report, obs, ctx.env.rooms)
+            ctx.log.write("audit.jsonl", scored)
+            update["audit"] = {"calls": 1, "hallucinated": int(scored["hallucinated"])}
+        text = report.as_text() if report else "(no description: the vision model failed)"
+        if facts is not None:
+            text += "\n\nENGINE FACTS:\n" + facts.as_text()
+        update["vision"] = text
+        return update
+
+
+vision = VisionNode()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from doomagent.env.actions import Action
-from doomagent.graph.state import DoomState
 
 
-def wait(state: DoomState) -> dict[str, Any]:
+def wait(state: Mapping[str, Any]) -> dict[str, Any]:
     """Play WAIT in place of an unreadable answer and tell the Agent next time."""
     raw = " ".join((state.get("raw") or "").split())[:80]
     said = f"your answer {raw!r}" if raw else "you gave no answer"

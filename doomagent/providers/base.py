@@ -78,16 +78,16 @@ class ModelResponse:
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers chat requests, sync and async."""
+    """Anything that answers chat requests: a `name` and one method, `complete`.
+
+    A model may also have `acomplete` (async), `start()` (called before the trial, e.g. to start a
+    server) and `close()` (called after it); none is required.
+    """
 
     name: str
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        """Answer a request."""
-        ...
-
-    async def acomplete(self, request: ModelRequest) -> ModelResponse:
-        """Answer a request without blocking the event loop."""
+        """Answer a request; raise ProviderError when the provider failed."""
         ...
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ImageSettings(BaseModel):
@@ -42,3 +42,10 @@ class RoleSettings(BaseModel):
     retries: int = Field(3, ge=0, le=10, description="retries on 429, 5xx, timeouts and connection errors")
     backoff: float = Field(0.5, ge=0, description="base seconds of exponential backoff with jitter")
     image: ImageSettings = Field(default_factory=ImageSettings)
+
+    @model_validator(mode="after")
+    def _local_answers_by_grammar(self) -> RoleSettings:
+        # An embedded llama.cpp model enforces the answer's form best with a grammar (a schema for plans).
+        if self.model.startswith("local/") and self.structured == "auto":
+            self.structured = "grammar"
+        return self

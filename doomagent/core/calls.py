@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from doomagent.core.usage import RoleUsage
 from doomagent.errors import RunError
-from doomagent.graph.context import RunContext
 from doomagent.providers.base import ModelRequest, ModelResponse, ProviderError
+
+if TYPE_CHECKING:
+    from doomagent.core.context import RunContext
+
+Check = Callable[[str], "str | None"]
 
 
 def call_model(
-    ctx: RunContext, model_role: str, request: ModelRequest, check: Callable[[str], str | None] | None = None
-) -> tuple[ModelResponse | None, dict[str, Any]]:
-    """Return the response (None after a provider failure) and a usage update for the state.
+    ctx: RunContext, model_role: str, request: ModelRequest, check: Check | None = None
+) -> ModelResponse | None:
+    """Return the response (None after a provider failure); log the call and count it under the role.
 
     `check` classifies an answer that arrived but is unusable (empty, garbage, off the schema); such an
     answer is logged as a failure of that type too.
@@ -51,14 +56,15 @@ def call_model(
         },
         request.text(),
     )
-    usage = {
-        request.role: {
-            "calls": 1,
-            "errors": int(error is not None),
-            "latency_s": latency,
-            "input_tokens": (response.input_tokens or 0) if response else 0,
-            "output_tokens": (response.output_tokens or 0) if response else 0,
-            "cost": (response.cost or 0.0) if response else 0.0,
-        }
-    }
-    return response, usage
+    ctx.usage.add(
+        request.role,
+        RoleUsage(
+            calls=1,
+            errors=int(error is not None),
+            latency_s=latency,
+            input_tokens=(response.input_tokens or 0) if response else 0,
+            output_tokens=(response.output_tokens or 0) if response else 0,
+            cost=(response.cost or 0.0) if response else 0.0,
+        ),
+    )
+    return response

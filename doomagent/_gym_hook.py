@@ -1,0 +1,55 @@
+"""Register `doomagent/Doom-v0` with Gymnasium without importing Gymnasium: `import doomagent` stays light
+(Gymnasium 1.x no longer loads plugin entry points, so the registration must come from doomagent).
+
+When Gymnasium is already imported, the id is registered at once; otherwise a finder on sys.meta_path
+waits for Gymnasium's first import and registers the id as soon as that import finishes.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+
+def _register() -> None:
+    from doomagent.env.gym_env import register_envs
+
+    register_envs()
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.inner.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.inner.exec_module(module)
+        _register()
+
+
+class _RegisterWhenImported(importlib.abc.MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _RegisterWhenImported)]
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _Loader(spec.loader)
+        return spec
+
+
+def install() -> None:
+    """Register now if Gymnasium is loaded, else as soon as it is."""
+    if "gymnasium" in sys.modules:
+        _register()
+    elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterWhenImported())

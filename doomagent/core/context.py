@@ -1,0 +1,124 @@
+"""The run context every node receives: the environment, the models, the prompts, the log and usage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doomagent.core.calls import Check, call_model
+from doomagent.core.usage import Usage
+from doomagent.env.actions import Action
+from doomagent.env.doom_env import DoomEnv
+from doomagent.env.observation import Observation
+from doomagent.errors import ConfigError
+from doomagent.providers.base import Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
+from doomagent.providers.settings import RoleSettings
+from doomagent.recipes import Recipe
+from doomagent.runlog import RunLog
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What `RunContext.ask` got back: the text ("" when nothing usable came), and the raw response."""
+
+    text: str
+    ok: bool  # an answer arrived and passed the check
+    response: ModelResponse | None = None
+
+
+@dataclass
+class RunContext:
+    """Everything a node needs besides the state; nodes never build their own clients."""
+
+    env: DoomEnv
+    recipe: Recipe
+    models: dict[str, Model]  # role -> model: only the roles whose nodes are in the graph
+    log: RunLog
+    walkthrough: str | None = None
+    prompts_dir: Path | None = None
+    observation: Observation | None = None  # the latest screen and HUD; kept out of graph state
+    allowed: frozenset[Action] = field(default_factory=lambda: frozenset(Action))
+    scratch: dict[str, object] = field(default_factory=dict)  # per-trial objects of custom nodes
+    usage: Usage = field(default_factory=Usage)  # every call of every role, counted as it happens
+    custom_keys: tuple[str, ...] = ()  # state keys beyond DoomState, recorded per decision in steps.jsonl
+
+    def model(self, role: str) -> Model:
+        """Return the model playing `role`."""
+        try:
+            return self.models[role]
+        except KeyError:
+            raise ConfigError(
+                f"no model for role {role!r} in this graph (roles: {', '.join(sorted(self.models)) or 'none'})",
+                hint=f"add roles.{role} to the recipe and declare it on the node: add_node(..., roles=[{role!r}])",
+            ) from None
+
+    def role(self, role: str) -> RoleSettings:
+        """Return the recipe's settings for `role` (temperature, max_tokens, model, ...)."""
+        settings = self.recipe.roles.get(role) if self.recipe.roles is not None else None
+        if settings is None:
+            raise ConfigError(f"the recipe has no role {role!r}", hint=f"add roles.{role}: {{model: ...}} to it")
+        return settings
+
+    @property
+    def level(self) -> str:
+        """Return the level's name for prompts."""
+        return self.env.geometry.name
+
+    @property
+    def frame(self) -> int:
+        """Return the current frame."""
+        return self.observation.frame if self.observation is not None else 0
+
+    def ask(
+        self,
+        role: str,
+        prompt: str | Sequence[Message],
+        *,
+        image: bool = False,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "output",
+        grammar: str | None = None,
+        check: Check | None = None,
+    ) -> Answer:
+        """Call `role`'s model the way the built-in nodes do: logged to calls.jsonl, counted in usage and
+        against the budget, retried on transient errors; a failure returns an Answer with ok=False.
+
+        Args:
+            role: a role of the recipe (built-in or custom, e.g. "critic").
+            prompt: the user message's text, or whole chat messages.
+            image: attach the current screenshot (with the role's image settings).
+            temperature: override the role's temperature for this call.
+            max_tokens: override the role's max_tokens for this call.
+            schema: a JSON schema the answer should follow (when the provider supports it).
+            schema_name: the schema's name for providers that want one.
+            grammar: a GBNF grammar for llama.cpp servers.
+            check: classify an arrived but unusable answer (return a failure type, or None when fine).
+        """
+        settings = self.role(role)
+        if isinstance(prompt, str):
+            shot = None
+            if image:
+                if self.observation is None:
+                    raise ConfigError("ask(image=True) before the first observation")
+                i = settings.image
+                shot = Screenshot(self.observation.screen, i.format, i.quality, i.max_side, i.detail)
+            messages: Sequence[Message] = [user_message(prompt, shot)]
+        else:
+            messages = list(prompt)
+        request = ModelRequest(
+            role=role,
+            messages=messages,
+            temperature=settings.temperature if temperature is None else temperature,
+            max_tokens=settings.max_tokens if max_tokens is None else max_tokens,
+            schema=schema,
+            schema_name=schema_name,
+            grammar=grammar,
+            frame=self.frame,
+        )
+        response = call_model(self, role, request, check)
+        failed = response is None or (check is not None and check(response.text) is not None)
+        return Answer(text=response.text if response is not None else "", ok=not failed, response=response)

@@ -1,0 +1,1 @@
+"""Shipped recipes: installed as package data (`doomagent._recipes`), listed by `doomagent recipes`."""
