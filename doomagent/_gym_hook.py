@@ -14,11 +14,15 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+ENV_ID = "doomagent/Doom-v0"
+ENTRY_POINT = "doomagent.env.gym_env:DoomGymEnv"  # a string: registering imports nothing of doomagent's
+
 
 def _register() -> None:
-    from doomagent.env.gym_env import register_envs
+    import gymnasium
 
-    register_envs()
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
 
 
 class _Loader(importlib.abc.Loader):

@@ -6,6 +6,7 @@ class to `GraphBuilder(state=...)`. `state_keys` and `state_reducers` read any s
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
@@ -76,13 +77,27 @@ def state_keys(schema: type) -> frozenset[str]:
     return frozenset(_hints(schema))
 
 
+def _starting(reducer: Reducer, hint: Any) -> Reducer:
+    """Return `reducer` fed the type's empty value (list(), dict(), 0...) for a key not yet set, as
+    LangGraph does for a reducer channel."""
+    origin = typing.get_origin(hint.__origin__) or hint.__origin__
+
+    def reduce(left: Any, right: Any) -> Any:
+        if left is None and isinstance(origin, type):
+            with contextlib.suppress(TypeError):  # a type with no empty value: the reducer gets None
+                left = origin()
+        return reducer(left, right)
+
+    return reduce
+
+
 def state_reducers(schema: type) -> dict[str, Reducer]:
     """Return the reducer of each key declared as `Annotated[type, reducer]`."""
     out: dict[str, Reducer] = {}
     for key, hint in _hints(schema).items():
         for meta in getattr(hint, "__metadata__", ()):
             if callable(meta):
-                out[key] = meta
+                out[key] = meta if key in BASE_KEYS else _starting(meta, hint)
     return out
 
 

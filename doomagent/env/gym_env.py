@@ -21,12 +21,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from doomagent._gym_hook import ENTRY_POINT, ENV_ID
 from doomagent.env.actions import Action
 from doomagent.env.config import EnvConfig
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.observation import Observation
 
-ENV_ID = "doomagent/Doom-v0"
 HUD_FIELDS = ("health", "armor", "bullets", "shells", "rockets", "cells", "weapon", "weapon_ammo")
 _INT_LIMIT = 2**15
 _MAP_LIMIT = 65536.0  # Doom map coordinates are 16-bit fixed point: well within this
@@ -100,4 +100,4 @@ class DoomGymEnv(gym.Env[dict[str, Any], np.int64]):
 def register_envs() -> None:
     """Register `doomagent/Doom-v0` with Gymnasium (Gymnasium calls this through its entry point)."""
     if ENV_ID not in gym.registry:
-        gym.register(id=ENV_ID, entry_point="doomagent.env.gym_env:DoomGymEnv")
+        gym.register(id=ENV_ID, entry_point=ENTRY_POINT)
