@@ -35,7 +35,7 @@ def decision_latency(name: str, latency: float, frames: int) -> tuple[float, lis
     recipe, _ = load_recipe(name, max_frames=frames, overrides=["env.stuck_frames=1000000000"])
     expert_walls: list[float] = []
 
-    def timed_experts(state, runtime):  # type: ignore[no-untyped-def]
+    def timed_experts(state, runtime):
         start = time.perf_counter()
         update = experts(state, runtime)
         expert_walls.append(time.perf_counter() - start)

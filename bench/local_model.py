@@ -15,6 +15,7 @@ import itertools
 import statistics
 import time
 
+from doomagent.core.usage import RoleUsage
 from doomagent.graph import run_trial
 from doomagent.recipes import load_recipe
 
@@ -31,12 +32,12 @@ def main() -> None:
     start = time.perf_counter()
     result = run_trial(recipe, recipe_dir=folder, on_progress=lambda p: stamps.append(time.perf_counter()))
     total = time.perf_counter() - start
-    agent = result.usage.get("agent", {})
+    agent = result.usage.roles.get("agent", RoleUsage())
     gaps = [b - a for a, b in itertools.pairwise(stamps)]
     if not gaps:
         raise SystemExit("too few decisions to measure: raise --frames")
-    print(f"model {recipe.roles.agent.model}, {result.decisions} decisions, {result.waits} WAIT fallbacks")
-    print(f"agent call latency  : {agent.get('latency_s', 0) / max(1, agent.get('calls', 1)):.3f} s (mean)")
+    print(f"model {recipe.agent_model}, {result.decisions} decisions, {result.waits} WAIT fallbacks")
+    print(f"agent call latency  : {agent.latency_s / max(1, agent.calls):.3f} s (mean)")
     print(
         f"seconds per decision: {statistics.mean(gaps):.3f} s mean (steady state; target <= 1 s), "
         f"median {statistics.median(gaps):.3f}, p90 {statistics.quantiles(gaps, n=10)[-1]:.3f}"

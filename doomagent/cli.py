@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -12,6 +12,14 @@ from rich.table import Table
 from rich.text import Text
 
 from doomagent.errors import ConfigError, DoomAgentError
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from doomagent.env.config import EnvConfig
+    from doomagent.eval.runner import Event
+    from doomagent.graph.runner import Decision
+    from doomagent.recipes import Recipe
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM/VLM agents that play Doom on the real engine.")
 # Plain text everywhere: user text (paths, hints such as `doomagent[video]`) prints literally, and lines are
@@ -161,7 +169,7 @@ def run(
             for i in range(trials):
                 task = bar.add_task("", total=total, trial=i, info="")
 
-                def show(p, task=task):  # type: ignore[no-untyped-def]
+                def show(p: Decision, task: TaskID = task) -> None:
                     info = f"{p.room or '-'} hp {p.health} {p.action:<12} {p.calls} calls {p.tokens} tok ${p.cost:.3f}"
                     bar.update(task, completed=p.frame, info=info)
 
@@ -211,7 +219,7 @@ def eval_cmd(
     from doomagent.recipes import load_recipe
 
     try:
-        loaded = []
+        loaded: list[tuple[Recipe, Path | None]] = []
         for name in recipes:
             recipe, folder = load_recipe(
                 name, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
@@ -233,17 +241,17 @@ def eval_cmd(
     ]
     with Progress(*columns, console=out) as bar:
         overall = bar.add_task("all trials", total=total, completed=done, info="")
-        running: dict[tuple[str, int], object] = {}
+        running: dict[tuple[str, int], TaskID] = {}
 
-        def on_event(e):  # type: ignore[no-untyped-def]
+        def on_event(e: Event) -> None:
             key = (e.group, e.trial)
             if e.kind == "start":
                 running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames, info="")
             elif e.kind == "step" and key in running:
-                bar.update(running[key], completed=e.frame, info=e.info)  # type: ignore[arg-type]
+                bar.update(running[key], completed=e.frame, info=e.info)
             elif e.kind == "end":
                 if key in running:
-                    bar.remove_task(running.pop(key))  # type: ignore[arg-type]
+                    bar.remove_task(running.pop(key))
                 bar.advance(overall)
                 bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
 
@@ -293,14 +301,14 @@ def report(
     out.print(f"wrote {target}/report.md, report.html, trajectories.png, rooms.png, metrics.json")
 
 
-def _reference_runs(folder: Path, env: object, trials: int) -> Path:
+def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:
     """Play (or resume) reference-navigator trials on the same map, for the ceiling row."""
     import os
 
     from doomagent.eval import plan_jobs, run_jobs
     from doomagent.recipes import Recipe
 
-    recipe = Recipe(name="reference", strategy="reference", env=env)  # type: ignore[arg-type]
+    recipe = Recipe(name="reference", strategy="reference", env=env)
     jobs, _ = plan_jobs([(recipe, None)], trials=trials, out=folder, seed=0)
     if jobs:
         out.print(f"playing {len(jobs)} reference-navigator trials for the ceiling row…")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -68,7 +68,7 @@ class Roles(BaseModel):
     """
 
     model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, RoleSettings] = Field(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, RoleSettings] = Field(init=False)
 
     vision: VisionRole | None = None
     planner: PlannerRole | None = None
@@ -225,8 +225,8 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
 def load_recipe(
     name: str | Path,
     *,
-    overrides: list[str] = (),
-    model: str | None = None,  # type: ignore[assignment]
+    overrides: Sequence[str] = (),
+    model: str | None = None,
     vision_model: str | None = None,
     max_frames: int | None = None,
 ) -> tuple[Recipe, Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ for _key, _value in {
 _real_connect = socket.socket.connect
 
 
-def _loopback_only(self: socket.socket, address: object) -> None:
+def _loopback_only(self: socket.socket, address: Any) -> None:
     host = address[0] if isinstance(address, tuple) else address
     if (
         isinstance(host, str)

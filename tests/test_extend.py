@@ -30,7 +30,7 @@ from doomagent.providers.stub_server import StubServer
 # Written from the README only, run from a folder outside the repository: a custom key that persists
 # and gates a node, a critic loop whose role is served over HTTP on 127.0.0.1, a removed Planner whose
 # gpt-4o model needs no key, 200 frames.
-PROGRAM = '''
+PROGRAM = """
 import sys
 from doomagent import DoomState, GraphBuilder, load_recipe, run_trial
 
@@ -62,7 +62,7 @@ builder = (
 )
 result = run_trial(recipe, builder=builder, out="run", recipe_dir=folder)
 print(result.outcome, result.decisions, result.usage.roles["critic"].calls)
-'''
+"""
 
 
 def test_a_program_from_the_readme_runs_outside_the_repo(tmp_path, monkeypatch):
@@ -77,7 +77,12 @@ def test_a_program_from_the_readme_runs_outside_the_repo(tmp_path, monkeypatch):
     with StubServer(reply=reply) as server:
         done = subprocess.run(
             [sys.executable, "program.py", f"{server.url}/v1"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     outcome, decisions, critic_calls = done.stdout.split()

@@ -15,7 +15,7 @@ objects in view, room letter, HUD as text) of the last step is `env.unwrapped.ob
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -35,7 +35,7 @@ _MAP_LIMIT = 65536.0  # Doom map coordinates are 16-bit fixed point: well within
 class DoomGymEnv(gym.Env[dict[str, Any], np.int64]):
     """The Doom game with Gymnasium's spaces; every keyword is an `EnvConfig` field."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 35}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 35}  # noqa: RUF012 - Gymnasium declares it so
 
     def __init__(self, config: EnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any) -> None:
         self.doom = DoomEnv(config, render_mode=render_mode, **overrides)
@@ -88,7 +88,7 @@ class DoomGymEnv(gym.Env[dict[str, Any], np.int64]):
         obs, reward, terminated, truncated, info = self.doom.step(int(action))
         return self._convert(obs), float(reward), terminated, truncated, info
 
-    def render(self) -> np.ndarray | None:  # type: ignore[override]
+    def render(self) -> np.ndarray | None:
         """Return the last screen as an RGB array."""
         return self.doom.render()
 

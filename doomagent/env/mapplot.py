@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,7 +65,7 @@ def draw_map(
 
     a = g.vertices[g.line_v[:, 0]]
     b = g.vertices[g.line_v[:, 1]]
-    segs = np.stack([a, b], axis=1)
+    segs: Any = np.stack([a, b], axis=1)  # (N, 2, 2) segments; matplotlib's stubs want nested sequences
     one_sided = g.line_back < 0
     door_sectors = np.array(sorted(g.doors), dtype=np.int64)
     is_door = np.isin(g.line_front, door_sectors) | np.isin(g.line_back, door_sectors)

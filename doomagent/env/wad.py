@@ -156,7 +156,7 @@ class Wad:
         kind = self._map_kind(index)
         if kind != "doom":
             raise WadFormatError(
-                f"map {key} in {self.path.name} is in {kind.upper()} format; doomagent reads Doom-format maps only",
+                f"map {key} in {self.path.name} is in {str(kind).upper()} format; doomagent reads Doom maps only",
                 hint="use a vanilla or Boom map (any map of doom.wad, doom2.wad, freedoom1/2.wad)",
             )
         found: dict[str, Lump] = {}

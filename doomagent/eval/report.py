@@ -51,7 +51,7 @@ class Trial:
                 if line.strip():
                     record = json.loads(line)
                     points.append((record["x"], record["y"]))
-        points.append(tuple(self.summary.final_position))
+        points.append(self.summary.final_position)
         return np.array(points, dtype=float).reshape(-1, 2)
 
 
@@ -88,11 +88,7 @@ def find_groups(folders: list[Path]) -> list[Group]:
             folder = recipe_file.parent
             if folder in groups or not recipe_file.exists():
                 continue
-            trials = [
-                Trial(t, TrialResult.load(t))
-                for t in sorted(folder.glob("trial-*"))
-                if is_finished(t)
-            ]
+            trials = [Trial(t, TrialResult.load(t)) for t in sorted(folder.glob("trial-*")) if is_finished(t)]
             if trials:
                 name = folder.name
                 groups[folder] = Group(name, json.loads(recipe_file.read_text()), trials)

@@ -212,9 +212,7 @@ class GraphBuilder:
         self.routes.pop(name, None)
         return self
 
-    def add_router(
-        self, after: str, router: Router, *, targets: Sequence[str], passes: int = 1
-    ) -> GraphBuilder:
+    def add_router(self, after: str, router: Router, *, targets: Sequence[str], passes: int = 1) -> GraphBuilder:
         """After node `after`, go where `router(state)` says: one of `targets`, or NEXT for the pipeline's
         own next step. `passes` bounds how often per decision it may send the graph back (for the
         recursion limit)."""
@@ -318,9 +316,9 @@ class GraphBuilder:
             for node in step.nodes():
                 assert node.fn is not None
                 fn = node.fn.bind(bound) if hasattr(node.fn, "bind") else node.fn
-                graph.add_node(node.name, self._wrap(node.name, fn))  # type: ignore[call-overload]
+                graph.add_node(node.name, self._wrap(node.name, fn))
             if step.members:
-                graph.add_node(step.name, self._wrap(step.name, _join))  # type: ignore[call-overload]
+                graph.add_node(step.name, self._wrap(step.name, _join))
                 graph.add_edge([m.name for m in step.members], step.name)
         targets = self.node_names
         graph.add_conditional_edges(START, self._router(0, after=None, loop=False), targets)

@@ -29,7 +29,9 @@ PolicyFactory = Callable[[RunContext], PolicyLike]
 
 
 def _as_action(value: Action | str | int) -> Action:
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        raise ActionParseError(repr(value), "an action must be an Action, its text or its index")
+    if isinstance(value, int):
         return list(Action)[value]
     return parse_action(value)
 

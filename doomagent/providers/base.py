@@ -84,7 +84,10 @@ class Model(Protocol):
     server) and `close()` (called after it); none is required.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Return the model's name, as calls.jsonl records it."""
+        ...
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer a request; raise ProviderError when the provider failed."""

@@ -251,7 +251,7 @@ class LocalServer:
         log = getattr(self, "_log", None)
         if log is not None:
             log.close()
-            self._log = None
+            del self._log
         self.process = None
 
     def __enter__(self) -> LocalServer:

@@ -68,7 +68,7 @@ class StubServer:
         """Return the base URL: append /v1 for OpenAI clients; Ollama clients take it as is."""
         assert self._server is not None, "start the server first"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}" if isinstance(host, str) else f"http://{host.decode()}:{port}"
 
     def __enter__(self) -> StubServer:
         stub = self
