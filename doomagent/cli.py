@@ -375,6 +375,39 @@ def serve(
             server.stop()
 
 
+recipes_app = typer.Typer(help="List the shipped recipes, or print one to copy and edit.")
+app.add_typer(recipes_app, name="recipes")
+
+
+@recipes_app.callback(invoke_without_command=True)
+def recipes_list(ctx: typer.Context) -> None:
+    """List the recipes that ship with doomagent, one line each."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import yaml
+
+    from doomagent.recipes import shipped_recipes
+
+    found = shipped_recipes()
+    if not found:
+        _fail(ConfigError("no shipped recipes found", hint="reinstall doomagent: its recipes are package data"))
+    for path in found:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        out.print(f"{path.stem:<12} {data.get('strategy', '?'):<12} {data.get('description', '')}")
+    out.print("show one: doomagent recipes show NAME; play one: doomagent run NAME")
+
+
+@recipes_app.command("show")
+def recipes_show(name: Annotated[str, typer.Argument(help="a shipped recipe's name")]) -> None:
+    """Print a shipped recipe's YAML (redirect it to a file to make it your own)."""
+    from doomagent.recipes import shipped_recipes
+
+    found = {p.stem: p for p in shipped_recipes()}
+    if name not in found:
+        _fail(ConfigError(f"no shipped recipe named {name!r}", hint=f"shipped: {', '.join(found)}"))
+    sys.stdout.write(found[name].read_text(encoding="utf-8"))
+
+
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
     try:

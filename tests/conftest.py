@@ -34,6 +34,39 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
 
+# The engine tier: modules whose tests all play the real engine (others mark single tests `engine`).
+ENGINE_MODULES = {
+    "test_cli_run",
+    "test_docs",
+    "test_env",
+    "test_eval",
+    "test_extend",
+    "test_faults",
+    "test_graph",
+    "test_local_model",
+    "test_paper_recipes",
+    "test_perception",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem in ENGINE_MODULES:
+            item.add_marker(pytest.mark.engine)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the fast tier honest: a test not marked `engine` may not start ViZDoom."""
+    if request.node.get_closest_marker("engine") is not None:
+        return
+
+    def refuse(self: object) -> None:
+        raise RuntimeError("a fast-tier test started the engine: mark it @pytest.mark.engine")
+
+    monkeypatch.setattr("doomagent.env.doom_env.DoomEnv._make_game", refuse)
+
+
 @pytest.fixture(scope="session")
 def e1m1():
     """Return freedoom1 E1M1's geometry."""

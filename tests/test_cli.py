@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -38,6 +39,7 @@ def test_bad_option_exits_2():
     assert result.exit_code == 2
 
 
+@pytest.mark.engine
 def test_demo_writes_summary_steps_demo_and_map(tmp_path):
     result = runner.invoke(app, ["demo", "--max-frames", "200", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output

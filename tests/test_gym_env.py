@@ -5,8 +5,10 @@ import sys
 import warnings
 
 import numpy as np
+import pytest
 
 
+@pytest.mark.engine
 def test_check_env_passes_without_warnings():
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
@@ -23,6 +25,7 @@ def test_check_env_passes_without_warnings():
         env.close()
 
 
+@pytest.mark.engine
 def test_every_observation_lies_in_the_space_and_the_typed_record_is_kept():
     from doomagent import Action, DoomGymEnv
 

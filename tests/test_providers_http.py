@@ -37,6 +37,7 @@ def _run(kind, model, tmp_path, extra=()):
     return result, server.requests
 
 
+@pytest.mark.engine
 def test_openai_compatible_server_gets_each_roles_settings_and_the_image(tmp_path):
     result, requests = _run("openai", "openai/stub", tmp_path)
     assert result.decisions == 31 and result.waits == 0
@@ -55,6 +56,7 @@ def test_openai_compatible_server_gets_each_roles_settings_and_the_image(tmp_pat
     assert all(c["input_tokens"] > 0 and c["output_tokens"] > 0 and c["error"] is None for c in calls)
 
 
+@pytest.mark.engine
 def test_ollama_server_gets_options_and_images(tmp_path):
     result, requests = _run("ollama", "ollama_chat/stub", tmp_path)
     assert result.decisions == 31 and result.waits == 0
@@ -71,6 +73,7 @@ def test_ollama_server_gets_options_and_images(tmp_path):
     assert vision[0]["messages"][0]["images"][0].startswith("/9j/")  # base64 JPEG
 
 
+@pytest.mark.engine
 def test_json_schema_structured_output_is_requested(tmp_path):
     _, requests = _run("openai", "openai/stub", tmp_path, extra=["agent.structured=json_schema"])
     agent = [r.body for r in requests if r.body.get("response_format")]
@@ -79,6 +82,7 @@ def test_json_schema_structured_output_is_requested(tmp_path):
     assert "UP" in schema["properties"]["action"]["enum"]
 
 
+@pytest.mark.engine
 def test_key_comes_from_the_named_variable_and_stays_out_of_logs(tmp_path, monkeypatch):
     secret = "sk-test-very-secret-0123456789"
     monkeypatch.setenv("DOOMAGENT_TEST_KEY", secret)
@@ -132,6 +136,7 @@ async def test_async_calls_and_connection_refused():
     assert info.value.kind == "connection"
 
 
+@pytest.mark.engine
 def test_grammar_mode_sends_a_gbnf_for_decisions_and_a_schema_for_plans(tmp_path):
     sets = ["agent.structured=grammar", "experts.structured=grammar", "planner.structured=grammar"]
     result, requests = _run("openai", "openai/stub", tmp_path, extra=sets)
