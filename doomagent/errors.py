@@ -47,5 +47,10 @@ class RunError(DoomAgentError):
     """Base class of errors raised while running: engine, provider, parse."""
 
 
+class FatalProviderError(RunError):
+    """Raise when a provider fails in a way retrying cannot fix (bad key, no permission, unknown model,
+    a request it refuses): the trial ends with outcome `error`."""
+
+
 class EngineError(RunError):
     """Raise when the ViZDoom engine fails to start or stops unexpectedly."""

@@ -15,13 +15,16 @@ from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
+from doomagent.redact import redact
 
 Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
 ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own
 SHIPPED_RECIPES = Path(str(resources.files("doomagent._recipes")))  # recipes/ in a clone, package data in a wheel
 REPO_RECIPES = SHIPPED_RECIPES
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
+PROFILES = Path(__file__).parent / "env" / "profiles"
 _ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 class VisionRole(RoleSettings):
@@ -126,11 +129,23 @@ class Recipe(BaseModel):
     actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
     prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")
 
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, v: str) -> str:
+        # The name becomes a folder name (runs/<name>-..., <out>/<name>__<model>): never a path.
+        if not _RECIPE_NAME.match(v):
+            raise ValueError(
+                f"name {v!r} must be 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit)"
+            )
+        return v
+
     @field_validator("actions")
     @classmethod
     def _check_actions(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
+        if not v:
+            raise ValueError("actions is empty: list the actions the Agent may answer, or leave it out for all 17")
         out = []
         for name in v:
             try:
@@ -164,10 +179,8 @@ class Recipe(BaseModel):
         """Return the walkthrough's text: a shipped one by name, or a file relative to `base`."""
         if self.walkthrough is None:
             return None
-        shipped = WALKTHROUGHS / f"{self.walkthrough}.md"
-        if shipped.is_file():
-            return shipped.read_text().strip()
-        path = Path(self.walkthrough).expanduser()
+        shipped = shipped_walkthrough(self.walkthrough)
+        path = shipped or Path(self.walkthrough).expanduser()
         if not path.is_absolute() and base is not None:
             path = base / path
         if not path.is_file():
@@ -175,7 +188,7 @@ class Recipe(BaseModel):
             raise ConfigError(
                 f"walkthrough {self.walkthrough!r} not found", hint=f"give a file path, or a shipped name: {names}"
             )
-        return path.read_text().strip()
+        return read_text(path, "walkthrough").strip()
 
     @property
     def agent_model(self) -> str:
@@ -183,8 +196,62 @@ class Recipe(BaseModel):
         return self.roles.agent.model if self.roles is not None else self.strategy
 
     def public_dict(self) -> dict[str, Any]:
-        """Return the recipe as plain data, for the run folder (keys are only ever env-var names)."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """Return the recipe as plain data for the run folder: secrets (keys in `extra`, headers, URL user
+        info, anything named like a key or token) masked; `api_key_env` keeps the variable's name only."""
+        data: dict[str, Any] = redact(self.model_dump(mode="json", exclude_none=True))
+        return data
+
+
+def read_text(path: Path, what: str) -> str:
+    """Return a UTF-8 text file's contents; a typed error for a file that is not UTF-8 or cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{what} {path} is not UTF-8 text (byte {exc.start} is {exc.object[exc.start : exc.start + 1]!r})",
+            hint="save it as UTF-8",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def shipped_walkthrough(name: str) -> Path | None:
+    """Return the shipped walkthrough called `name` (e.g. freedoom1_E1M1), or None."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name) or name.startswith("."):
+        return None
+    path = WALKTHROUGHS / f"{name}.md"
+    return path if path.is_file() else None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def check_recipe_files(recipe: Recipe, folder: Path, *, allow_outside: bool = False) -> None:
+    """Raise ConfigError when a file the recipe names (walkthrough, prompts_dir, room profile) lies outside
+    the recipe's folder and is not a shipped one: opening a shared recipe must be as safe as opening YAML."""
+    from doomagent.prompts import PROMPT_DIR
+
+    if allow_outside:
+        return
+    named: list[tuple[str, Path, tuple[Path, ...]]] = []
+    if recipe.walkthrough is not None and shipped_walkthrough(recipe.walkthrough) is None:
+        named.append(("walkthrough", Path(recipe.walkthrough).expanduser(), ()))
+    if recipe.prompts_dir is not None:
+        named.append(("prompts_dir", Path(recipe.prompts_dir).expanduser(), (PROMPT_DIR,)))
+    if recipe.env.room_profile is not None:
+        named.append(("env.room_profile", Path(recipe.env.room_profile).expanduser(), (PROFILES,)))
+    for field, path, shipped in named:
+        full = path if path.is_absolute() else folder / path
+        if not _inside(full, folder) and not any(_inside(full, s) for s in shipped):
+            raise ConfigError(
+                f"the recipe's {field} ({path}) lies outside the recipe's folder {folder}",
+                hint="move the file next to the recipe, or pass --allow-outside-files if you trust this recipe",
+            )
 
 
 def find_recipe(name: str | Path) -> Path:
@@ -229,13 +296,18 @@ def load_recipe(
     model: str | None = None,
     vision_model: str | None = None,
     max_frames: int | None = None,
+    allow_outside_files: bool = False,
 ) -> tuple[Recipe, Path]:
-    """Load and validate a recipe with CLI overrides applied; return it and its folder."""
+    """Load and validate a recipe with CLI overrides applied; return it and its folder.
+
+    Files the recipe names (walkthrough, prompts_dir, room profile) must lie in its folder or ship with
+    doomagent, unless `allow_outside_files` (the CLI's --allow-outside-files) says the recipe is trusted.
+    """
     path = find_recipe(name)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(read_text(path, "recipe"))
     except yaml.YAMLError as exc:
-        raise ConfigError(f"recipe {path} is not valid YAML: {exc}") from exc
+        raise ConfigError(f"recipe {path} is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"recipe {path} must be a mapping of keys to values")
     roles = data.get("roles") or {}
@@ -256,11 +328,22 @@ def load_recipe(
         key = key.strip()
         if key.split(".")[0] in (*ROLE_NAMES, *roles):
             key = f"roles.{key}"
-        set_path(data, key, yaml.safe_load(raw))
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            problem = str(exc).splitlines()[0]
+            raise ConfigError(
+                f"--set {item!r}: the value is not valid YAML ({problem})",
+                hint="quote it: --set 'agent.extra={top_p: 0.5}' or --set agent.model=gpt-4o",
+            ) from None
+        set_path(data, key, value)
     try:
-        return Recipe.model_validate(data), path.parent
+        recipe = Recipe.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'recipe'}: {e['msg']}" for e in exc.errors())
         raise ConfigError(
-            f"recipe {path.name} is invalid: {problems}", hint="see recipes/plan.yaml for a complete example"
+            f"recipe {path.name} is invalid: {problems}",
+            hint="see `doomagent recipes show plan` for a complete example",
         ) from None
+    check_recipe_files(recipe, path.parent.resolve(), allow_outside=allow_outside_files)
+    return recipe, path.parent

@@ -33,7 +33,9 @@ class RunLog:
             return
         handle = self._files.get(name)
         if handle is None:
-            handle = self._files[name] = (self.folder / name).open("a", encoding="utf-8")
+            # backslashreplace: a lone surrogate from a model (valid JSON, not valid UTF-8) is stored as its
+            # escape, which json.loads reads back; nothing a model says can stop the log.
+            handle = self._files[name] = (self.folder / name).open("a", encoding="utf-8", errors="backslashreplace")
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         handle.flush()
 
@@ -50,7 +52,7 @@ class RunLog:
 
     def call(self, record: dict[str, Any], prompt: str) -> None:
         """Record one model call; the prompt goes inline or to prompts/<sha256>.txt."""
-        digest = hashlib.sha256(prompt.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         record = {**record, "prompt_sha": digest}
         if self.full_prompts:
             record["prompt"] = prompt
@@ -59,7 +61,7 @@ class RunLog:
                 path = self.folder / "prompts" / f"{digest}.txt"
                 if not path.exists():
                     tmp = path.with_suffix(".tmp")
-                    tmp.write_text(prompt, encoding="utf-8")
+                    tmp.write_text(prompt, encoding="utf-8", errors="backslashreplace")
                     os.replace(tmp, path)
             self.calls.append(record)
             self._write("calls.jsonl", record)

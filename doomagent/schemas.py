@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from doomagent.env.actions import Action, parse_action
+from doomagent.decisions import parse_decision
+from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -94,34 +95,6 @@ def parse_plan(text: str) -> Plan:
         return plan
     steps = [re.sub(r"^\s*(step\s*)?(\d+[.):]|[-*])\s*", "", line, flags=re.I).strip() for line in text.splitlines()]
     return Plan(steps=[s for s in steps if s])
-
-
-_ACTION_LINE = re.compile(r"ACTION\s*[:=]\s*\"?([A-Za-z0-9 _-]+?)\"?\s*(?:[;,\n]|REASON|$)", re.I)
-_REASON_LINE = re.compile(r"REASON\s*[:=]\s*(.+)", re.I | re.S)
-
-
-def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple[Action, str]:
-    """Return (action, reason) from JSON, `ACTION: X / REASON: Y` lines, or a bare action.
-
-    Raise ActionParseError when no allowed action can be read; the graph plays WAIT instead.
-    """
-    data = json_object(text)
-    candidate: str | None = None
-    reason = ""
-    if data is not None and isinstance(data.get("action"), str):
-        candidate, reason = data["action"], str(data.get("reason", ""))
-    else:
-        match = _ACTION_LINE.search(text)
-        if match:
-            candidate = match.group(1)
-            found = _REASON_LINE.search(text)
-            reason = found.group(1).strip() if found else ""
-        else:
-            candidate = text.strip().splitlines()[0] if text.strip() else ""
-    action = parse_action(candidate)
-    if allowed is not None and action not in allowed:
-        raise ActionParseError(candidate, f"{action.value} is not allowed in this recipe")
-    return action, " ".join(reason.split())[:200]
 
 
 @lru_cache(maxsize=32)

@@ -57,6 +57,7 @@ class TrialResult(BaseModel):
     path_length: float = 0.0
     usage: Usage = Field(default_factory=Usage)
     env: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None  # what ended a trial with outcome `error`, with its hint
     audit: VisionAudit = Field(default_factory=VisionAudit, validation_alias=AliasChoices("vision_audit", "audit"))
     folder: Path | None = Field(None, exclude=True)  # where the trial's files are
     distance_to_exit: float | None = Field(None, exclude=True)  # filled in by reports (walking distance)
@@ -102,6 +103,7 @@ class TrialResult(BaseModel):
             "totals": totals,
             "env": self.env,
             "vision_audit": {**self.audit.model_dump(), "hallucination_rate": self.audit.hallucination_rate},
+            **({"error": self.error} if self.error else {}),
         }
 
     @classmethod

@@ -4,16 +4,34 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from doomagent.core.usage import RoleUsage
-from doomagent.errors import RunError
-from doomagent.providers.base import ModelRequest, ModelResponse, ProviderError
+from doomagent.errors import FatalProviderError, RunError
+from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse, ProviderError
 
 if TYPE_CHECKING:
     from doomagent.core.context import RunContext
 
 Check = Callable[[str], "str | None"]
+
+
+def safe_text(text: str) -> str:
+    """Return text that encodes as UTF-8: lone surrogates (valid in JSON, not in UTF-8) become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def _safe(response: ModelResponse) -> ModelResponse:
+    if not isinstance(response, ModelResponse):
+        raise RunError(f"the model returned {type(response).__name__}, not a ModelResponse")
+    text = response.text if isinstance(response.text, str) else str(response.text)
+    clean = safe_text(text)
+    return response if clean is response.text else replace(response, text=clean)
 
 
 def call_model(
@@ -29,11 +47,12 @@ def call_model(
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
     try:
-        response = model.complete(request)
+        response = _safe(model.complete(request))
     except ProviderError as exc:
         error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
     except RunError as exc:
         error = {"type": "other", "message": str(exc)[:500]}
+    fatal = error is not None and error["type"] in FATAL_KINDS
     if response is not None and check is not None:
         failure = check(response.text)
         if failure is not None:
@@ -67,4 +86,19 @@ def call_model(
             cost=(response.cost or 0.0) if response else 0.0,
         ),
     )
+    if fatal and error is not None:
+        raise FatalProviderError(
+            f"role {request.role} ({model.name}): {error['type'].replace('_', ' ')} error: {error['message'][:300]}",
+            hint=_FATAL_HINTS.get(error["type"]),
+        )
     return response
+
+
+_FATAL_HINTS = {
+    "auth": "the provider refused the key: check the variable the role's key comes from (api_key_env or "
+    "the provider's usual one)",
+    "permission": "the key is valid but may not use this model: check the account's access",
+    "not_found": "the provider does not know this model (or api_base is wrong): check the role's model name",
+    "bad_request": "the provider refused the request itself: check the role's settings (max_tokens, structured, "
+    "extra) and the recipe's context_tokens",
+}

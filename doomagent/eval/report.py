@@ -251,8 +251,14 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         f"{' → '.join(labels)} ({rooms.route.length if rooms.route else 0:.0f} map units)."
     )
     audits = audit_markdown(rows)
-    (out / "report.md").write_text(f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n")
-    (out / "report.html").write_text(_html(title, notes, rows, labels, traj, bars))
+    (out / "report.md").write_text(
+        f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n",
+        encoding="utf-8",
+        errors="backslashreplace",
+    )
+    (out / "report.html").write_text(
+        _html(title, notes, rows, labels, traj, bars), encoding="utf-8", errors="backslashreplace"
+    )
     metrics = {
         "map": title,
         "rooms": labels,
@@ -269,7 +275,7 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
             for r in rows
         ],
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str), encoding="utf-8")
     return out
 
 

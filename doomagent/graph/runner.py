@@ -18,7 +18,7 @@ from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
 from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
-from doomagent.errors import ConfigError
+from doomagent.errors import ConfigError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
@@ -229,6 +229,7 @@ def _play(
     ctx: RunContext | None = None
     state: dict[str, Any] = {}
     outcome = "interrupted"
+    error: str | None = None
     path_length = 0.0
     try:
         for model in models.values():
@@ -304,6 +305,10 @@ def _play(
                     outcome = "budget"
                     return
         outcome = state.get("outcome") or "interrupted"
+    except FatalProviderError as exc:
+        if env is None:
+            raise  # before the engine started: nothing to summarise
+        outcome, error = "error", str(exc)
     finally:
         if env is not None and ctx is not None:
             stream.result = TrialResult(
@@ -323,6 +328,7 @@ def _play(
                 path_length=path_length,
                 env=recipe.env.model_dump(mode="json"),
                 audit=dict(state.get("audit", {})),
+                error=error,
             )
         if env is not None:
             env.close()  # finishes the demo file

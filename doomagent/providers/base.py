@@ -20,12 +20,18 @@ ErrorKind = Literal[
     "connection",
     "malformed",
     "auth",
+    "permission",
+    "not_found",
     "bad_request",
     "empty",
     "garbage",
     "off_schema",
     "other",
 ]
+
+
+# Failures that retrying cannot fix: a trial that meets one ends at once with outcome `error`.
+FATAL_KINDS: frozenset[str] = frozenset({"auth", "permission", "not_found", "bad_request"})
 
 
 @dataclass(frozen=True)

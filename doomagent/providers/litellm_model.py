@@ -17,6 +17,7 @@ from doomagent.providers.base import (
     wire_messages,
 )
 from doomagent.providers.settings import RoleSettings
+from doomagent.redact import scrub, secret_values
 
 # Providers that run on the user's own machine or network and take no key by default.
 _KEYLESS = ("ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "llamafile", "openai_like")
@@ -167,8 +168,8 @@ class LiteLLMModel:
     def _error(self, exc: BaseException) -> ProviderError:
         status = getattr(exc, "status_code", None)
         message = f"{self.settings.model}: {type(exc).__name__}: {exc}"
-        if self._api_key:
-            message = message.replace(self._api_key, "***")
+        secrets = [*([self._api_key] if self._api_key else []), *secret_values(self.settings.model_dump())]
+        message = scrub(message, secrets)
         return ProviderError(message, kind=error_kind(exc), status=status if isinstance(status, int) else None)
 
 
@@ -187,8 +188,14 @@ def error_kind(exc: BaseException) -> ErrorKind:
         return "connection"  # LiteLLM reports a refused connection as InternalServerError (500)
     if "[200 ok]" in text or "jsondecodeerror" in text or "expecting value" in text or "unterminated string" in text:
         return "malformed"  # a 200 whose body was not the JSON promised
-    if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
+    if isinstance(exc, litellm.PermissionDeniedError) or status == 403:
+        return "permission"
+    if isinstance(exc, litellm.AuthenticationError) or status == 401:
         return "auth"
+    if isinstance(exc, litellm.NotFoundError) or status == 404:
+        return "not_found"
+    if isinstance(exc, litellm.ContentPolicyViolationError):
+        return "other"  # one refused prompt; the next may pass
     if isinstance(status, int) and status >= 500:
         return "server"
     if isinstance(exc, litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError):

@@ -1,0 +1,123 @@
+"""Read the action out of a model's answer, in every common shape, and refuse what is unclear.
+
+An answer counts when it names exactly one allowed action after an action label (`ACTION: X`,
+`Action - X`, `|Action| X |`, `**ACTION:** X`, `"action": "X"`, quotes and trailing punctuation
+allowed) or as the whole answer (`FIRE.`, `**strafe left**`). An answer naming two different
+actions, or none, is refused with a reason (the graph then plays WAIT and logs why).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from doomagent.env.actions import Action, parse_action
+from doomagent.errors import ActionParseError
+
+_ACTION = r"(?:STRAFE[ _-]*LEFT|STRAFE[ _-]*RIGHT|UP|DOWN|LEFT|RIGHT|FIRE|USE|WAIT|SPEED|[1-7])"
+_AT_START = re.compile(rf"^(?P<action>{_ACTION})(?![A-Za-z0-9])(?P<rest>.*)$", re.I | re.S)
+_ALSO = re.compile(rf"^\s*(?:or|and|/|,|then|\+|&)\s*{_ACTION}(?![A-Za-z0-9])", re.I)
+_SEP = r"(?:\s*(?:\||:|=|->|=>|-|–|—)\s*)+"
+_LABEL = re.compile(
+    rf"(?:^|(?<=[\s|(\[{{,;>]))(?:final\s+|chosen\s+|next\s+)?(?:action|move|answer|decision){_SEP}(?P<value>[^\n|]*)",
+    re.I,
+)
+_REASON = re.compile(
+    rf"(?:^|(?<=[\s|(\[{{,;>]))(?:reason|explanation|rationale|why){_SEP}(?P<value>.+)",
+    re.I | re.S,
+)
+_NOISE = re.compile(r"[*`~#]+|[\x00-\x08\x0b-\x1f\x7f]")
+_OPENERS = "\"'“”‘’«»([{<_"
+_CLOSERS = "\"'“”‘’«»)]}>.!,;:_ \t"
+
+
+def _clean(text: str) -> str:
+    """Drop markdown emphasis and control characters (NUL included)."""
+    return _NOISE.sub(" ", text)
+
+
+def _leading_action(value: str) -> tuple[Action, str] | None:
+    """Return the action a value starts with and the rest, or None; raise when it names two (`LEFT or RIGHT`)."""
+    value = value.strip().lstrip(_OPENERS).strip()
+    match = _AT_START.match(value)
+    if match is None:
+        return None
+    action = parse_action(match.group("action"))
+    rest = match.group("rest")
+    if _ALSO.match(rest.lstrip("\"'”’.")):
+        raise ActionParseError(value[:200], f"the answer names two actions ({action.value} and another)")
+    return action, rest.strip(_CLOSERS + "-–—")
+
+
+def _json_fields(text: str) -> dict[str, Any] | None:
+    start = text.find("{")
+    while start != -1:
+        depth = 0
+        for i in range(start, len(text)):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        value = json.loads(text[start : i + 1])
+                    except (json.JSONDecodeError, RecursionError):
+                        break
+                    return {str(k).lower(): v for k, v in value.items()} if isinstance(value, dict) else None
+        start = text.find("{", start + 1)
+    return None
+
+
+def _labelled(text: str) -> tuple[list[tuple[Action, str]], str | None]:
+    """Return the actions named after action labels (with the rest of their value), and the reason label."""
+    found: list[tuple[Action, str]] = []
+    for match in _LABEL.finditer(text):
+        hit = _leading_action(match.group("value"))
+        if hit is not None:
+            found.append(hit)
+    reason = _REASON.search(text)
+    return found, reason.group("value") if reason else None
+
+
+def read_decision(text: str) -> tuple[Action, str]:
+    """Return (action, reason) from any common answer shape; raise ActionParseError saying why not."""
+    if not isinstance(text, str):
+        raise ActionParseError(repr(text), f"an answer must be text, not {type(text).__name__}")
+    if not text.strip():
+        raise ActionParseError(text, "the answer is empty")
+    data = _json_fields(text)
+    if data is not None:
+        value = data.get("action", data.get("move"))
+        if isinstance(value, str):
+            hit = _leading_action(_clean(value))
+            if hit is None:
+                raise ActionParseError(value, f"the JSON action {value[:40]!r} is not an action")
+            reason = data.get("reason", data.get("explanation", ""))
+            return hit[0], reason if isinstance(reason, str) else json.dumps(reason)[:200]
+    clean = _clean(text)
+    found, reason = _labelled(clean)
+    actions = {action for action, _ in found}
+    if len(actions) > 1:
+        names = " and ".join(sorted(a.value for a in actions))
+        raise ActionParseError(text[:200], f"the answer names two different actions ({names})")
+    if found:
+        action, rest = found[0]
+        return action, reason if reason is not None else rest
+    first, _, rest = clean.strip().partition("\n")
+    for candidate, why in ((clean, ""), (first, rest)):  # the whole answer, or a first line of its own
+        bare = candidate.strip().strip(_OPENERS + _CLOSERS).strip()
+        if bare and len(bare) <= 20:
+            try:
+                return parse_action(bare), why.strip()
+            except ActionParseError:
+                pass
+    raise ActionParseError(text[:200], "no action label with an action, and the answer is not an action")
+
+
+def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple[Action, str]:
+    """Return (action, reason) from an answer; raise ActionParseError when no allowed action can be read."""
+    action, reason = read_decision(text)
+    if allowed is not None and action not in allowed:
+        raise ActionParseError(text[:200], f"{action.value} is not allowed in this recipe")
+    return action, " ".join(str(reason).strip(" |").split())[:200]
