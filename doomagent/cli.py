@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -11,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from doomagent.errors import ConfigError, DoomAgentError
+from doomagent.errors import ConfigError, DoomAgentError, UserError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -28,14 +30,23 @@ err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 out = Console(markup=False, highlight=False, soft_wrap=True)
 
 WadOption = Annotated[Path | None, typer.Option("--wad", help="IWAD path (default: vizdoom's freedoom1.wad)")]
+AllowOutsideOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-outside-files",
+        help="let the recipe read files outside its folder (walkthrough, prompts_dir, room profile); "
+        "for recipes you trust",
+    ),
+]
 ProfileOption = Annotated[Path | None, typer.Option("--profile", help="YAML naming rooms as sector sets")]
 
 
 def _fail(exc: DoomAgentError) -> NoReturn:
+    """Print the error and its hint; exit 2 for what the user can fix, 1 for a failure at run time."""
     err.print(Text.assemble(("error: ", "bold red"), exc.message))
     if exc.hint:
         err.print(Text.assemble(("hint: ", "yellow"), exc.hint))
-    raise typer.Exit(2)
+    raise typer.Exit(2 if isinstance(exc, UserError) else 1)
 
 
 @app.command("map")
@@ -135,29 +146,41 @@ def run(
     trials: Annotated[int, typer.Option(min=1, help="trials to play, one after another")] = 1,
     seed: Annotated[int, typer.Option(help="seed of the first trial; trial i uses seed + i")] = 0,
     full_prompts: Annotated[bool, typer.Option("--full-prompts", help="inline prompts in calls.jsonl")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="keep the folder's finished trials and play the missing ones")
+    ] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="delete the folder's trials and start over")] = False,
+    allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Play a recipe with its models and write every step, call, demo and summary to a run folder."""
     import time
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doomagent.graph import run_trial, write_recipe
+    from doomagent.folders import disk_error, exclusive
+    from doomagent.graph import run_trial
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
 
+    if resume and overwrite:
+        _fail(ConfigError("give --resume or --overwrite, not both"))
     try:
         resolved, recipe_dir = load_recipe(
-            recipe, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
+            recipe,
+            overrides=sets or [],
+            model=model,
+            vision_model=vision_model,
+            max_frames=max_frames,
+            allow_outside_files=allow_outside_files,
         )
         resolved.walkthrough_text(recipe_dir)
         check_models(resolved)  # fail fast on a missing key or package, before the engine starts
     except DoomAgentError as exc:
         _fail(exc)
     folder = out_dir or Path("runs") / f"{resolved.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    write_recipe(resolved, folder)
-    total = resolved.env.max_frames
+    total = resolved.env.max_frames or 100_000
     columns = [
-        TextColumn("[bold]trial {task.fields[trial]}"),
+        TextColumn("trial {task.fields[trial]}"),
         BarColumn(bar_width=16),
         TextColumn("{task.completed:.0f}/{task.total:.0f}"),
         TextColumn("{task.fields[info]}", markup=False),
@@ -165,29 +188,35 @@ def run(
     ]
     results = []
     try:
-        with Progress(*columns, console=out, transient=False) as bar:
-            for i in range(trials):
-                task = bar.add_task("", total=total, trial=i, info="")
+        with exclusive(folder, f"doomagent run {recipe}"), _sigterm_as_interrupt():
+            todo = _plan_run(folder, resolved, trials, resume=resume, overwrite=overwrite)
+            with Progress(*columns, console=out, transient=False) as bar:
+                for i in todo:
+                    task = bar.add_task("", total=total, trial=i, info="")
 
-                def show(p: Decision, task: TaskID = task) -> None:
-                    info = f"{p.room or '-'} hp {p.health} {p.action:<12} {p.calls} calls {p.tokens} tok ${p.cost:.3f}"
-                    bar.update(task, completed=p.frame, info=info)
+                    def show(p: Decision, task: TaskID = task) -> None:
+                        info = f"{p.room or '-'} hp {p.health} {p.action:<12} {p.calls} calls {p.tokens} tok"
+                        bar.update(task, completed=p.frame, info=f"{info} ${p.cost:.3f}")
 
-                result = run_trial(
-                    resolved,
-                    trial=i,
-                    seed=seed + i,
-                    out=folder / f"trial-{i:03d}",
-                    recipe_dir=recipe_dir,
-                    on_progress=show,
-                    full_prompts=full_prompts,
-                )
-                results.append(result)
+                    result = run_trial(
+                        resolved,
+                        trial=i,
+                        seed=seed + i,
+                        out=folder / f"trial-{i:03d}",
+                        recipe_dir=recipe_dir,
+                        on_progress=show,
+                        full_prompts=full_prompts,
+                    )
+                    results.append(result)
+                    if result.outcome == "error":
+                        break
     except KeyboardInterrupt:
-        err.print(f"stopped: everything up to now is in {folder}")
+        err.print(f"stopped: everything up to now is in {folder}; --resume plays the rest")
         raise typer.Exit(130) from None
     except DoomAgentError as exc:
         _fail(exc)
+    except OSError as exc:
+        _fail(disk_error(exc))
     for r in results:
         rooms = ", ".join(f"{room}@{f}" for f, room in r.rooms_entered)
         out.print(
@@ -195,6 +224,65 @@ def run(
             f"{r.waits} WAIT fallbacks; rooms {rooms}"
         )
     out.print(f"wrote {folder}")
+    failed = [r for r in results if r.outcome == "error"]
+    if failed:
+        err.print(Text.assemble(("error: ", "bold red"), failed[0].error or "the provider failed"))
+        raise typer.Exit(1)
+
+
+def _plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwrite: bool) -> list[int]:
+    """Return the trial numbers to play in a run folder, after --resume / --overwrite say what to keep."""
+    import json
+    import shutil
+
+    from doomagent.eval.runner import is_finished
+    from doomagent.graph.runner import write_recipe
+
+    existing = sorted(p for p in folder.glob("trial-*") if p.is_dir())
+    if existing and not (resume or overwrite):
+        raise ConfigError(
+            f"{folder} already holds {len(existing)} trial(s)",
+            hint="--resume keeps the finished ones and plays the rest, --overwrite starts over, or give another --out",
+        )
+    saved = folder / "recipe.json"
+    if overwrite:
+        for path in existing:
+            shutil.rmtree(path)
+        saved.unlink(missing_ok=True)
+    elif (
+        resume
+        and saved.exists()
+        and json.loads(saved.read_text(encoding="utf-8")) != json.loads(json.dumps(recipe.public_dict()))
+    ):
+        raise ConfigError(
+            f"{folder} holds trials of a different {recipe.name} recipe",
+            hint="resume with the same recipe and options, or use --overwrite",
+        )
+    write_recipe(recipe, folder)
+    todo = []
+    for i in range(trials):
+        trial_dir = folder / f"trial-{i:03d}"
+        if is_finished(trial_dir):
+            continue
+        if trial_dir.exists():
+            shutil.rmtree(trial_dir)  # an interrupted trial starts over
+        todo.append(i)
+    return todo
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM (kill, a scheduler's stop) like Ctrl-C: the trial ends cleanly with its files written."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @app.command("eval")
@@ -208,13 +296,11 @@ def eval_cmd(
     sets: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE override for every recipe")] = None,
     max_frames: Annotated[int | None, typer.Option("--max-frames", min=2, help="frame cap per trial")] = None,
     seed: Annotated[int, typer.Option(help="seed of trial 0; trial i uses seed + i")] = 0,
+    allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Play trials of recipes in parallel worker processes; rerun the same command to resume."""
-    import os
 
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from doomagent.eval import plan_jobs, run_jobs
+    from doomagent.folders import disk_error, exclusive
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
 
@@ -222,14 +308,52 @@ def eval_cmd(
         loaded: list[tuple[Recipe, Path | None]] = []
         for name in recipes:
             recipe, folder = load_recipe(
-                name, overrides=sets or [], model=model, vision_model=vision_model, max_frames=max_frames
+                name,
+                overrides=sets or [],
+                model=model,
+                vision_model=vision_model,
+                max_frames=max_frames,
+                allow_outside_files=allow_outside_files,
             )
             recipe.walkthrough_text(folder)
             check_models(recipe)  # a missing key or package fails here, before any worker starts
             loaded.append((recipe, folder))
-        jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
     except DoomAgentError as exc:
         _fail(exc)
+    try:
+        with exclusive(out_dir, "doomagent eval"), _sigterm_as_interrupt():
+            results = _eval_jobs(loaded, trials, out_dir, seed, workers)
+    except KeyboardInterrupt:
+        err.print("stopped: finished trials are kept; run the same command to resume")
+        raise typer.Exit(130) from None
+    except DoomAgentError as exc:
+        _fail(exc)
+    except OSError as exc:
+        _fail(disk_error(exc))
+    failed: dict[str, str] = {}
+    for summary in results:
+        if summary.get("outcome") == "error":
+            group = f"{summary.get('recipe')} / {summary.get('model')}"
+            failed.setdefault(group, str(summary.get("error") or "the provider failed"))
+    for group, why in failed.items():
+        err.print(Text.assemble(("failed: ", "bold red"), f"{group}: {why}"))
+    if failed:
+        err.print("fix the cause, then run the same command: finished trials are kept, failed ones play again")
+        raise typer.Exit(1)
+    out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
+
+
+def _eval_jobs(
+    loaded: list[tuple[Recipe, Path | None]], trials: int, out_dir: Path, seed: int, workers: int | None
+) -> list[dict[str, object]]:
+    """Plan and play an eval's trials with a live display; return the summaries of the trials played."""
+    import os
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doomagent.eval import plan_jobs, run_jobs
+
+    jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
     total = len(jobs) + done
     out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir}")
     columns = [
@@ -246,7 +370,7 @@ def eval_cmd(
         def on_event(e: Event) -> None:
             key = (e.group, e.trial)
             if e.kind == "start":
-                running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames, info="")
+                running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames or 100_000, info="")
             elif e.kind == "step" and key in running:
                 bar.update(running[key], completed=e.frame, info=e.info)
             elif e.kind == "end":
@@ -255,14 +379,7 @@ def eval_cmd(
                 bar.advance(overall)
                 bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
 
-        try:
-            run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
-        except KeyboardInterrupt:
-            err.print("stopped: finished trials are kept; run the same command to resume")
-            raise typer.Exit(130) from None
-        except DoomAgentError as exc:
-            _fail(exc)
-    out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
+        return run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
 
 
 @app.command()
