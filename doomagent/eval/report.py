@@ -41,16 +41,17 @@ class Trial:
 
     folder: Path
     summary: TrialResult
+    unreadable: int = 0  # step-log lines that could not be read (a line cut by a crash)
 
     def path(self) -> np.ndarray:
         """Return the player's path as (N, 2) map points, ending where the trial ended."""
+        from doomagent.graph.runner import read_jsonl_counted
+
         points = []
         steps = self.folder / "steps.jsonl"
         if steps.exists():
-            for line in steps.read_text().splitlines():
-                if line.strip():
-                    record = json.loads(line)
-                    points.append((record["x"], record["y"]))
+            records, self.unreadable = read_jsonl_counted(steps)
+            points = [(r["x"], r["y"]) for r in records if isinstance(r.get("x"), (int, float)) and "y" in r]
         points.append(self.summary.final_position)
         return np.array(points, dtype=float).reshape(-1, 2)
 
@@ -250,6 +251,12 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         "∞: no trial entered the room. Rooms found automatically; route "
         f"{' → '.join(labels)} ({rooms.route.length if rooms.route else 0:.0f} map units)."
     )
+    cut = [t for g in groups for t in g.trials if t.unreadable]
+    if cut:
+        notes += (
+            f" {sum(t.unreadable for t in cut)} step-log line(s) in {len(cut)} trial(s) could not be read (a line cut"
+            f" by a crash) and were left out: {', '.join(str(t.folder) for t in cut[:5])}."
+        )
     audits = audit_markdown(rows)
     (out / "report.md").write_text(
         f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n",

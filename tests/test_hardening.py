@@ -1,0 +1,281 @@
+"""Adversarial input: recipes are data, folders have one writer, any reply and signal is survived, secrets
+never reach a file, fatal provider errors end a trial at once, and bad input is one typed line."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from doomagent import ConfigError, ScriptedModel, load_recipe, run_trial
+from doomagent.cli import app
+from doomagent.folders import exclusive
+from doomagent.providers.stub_server import StubServer
+
+pytestmark = pytest.mark.engine
+runner = CliRunner()
+TEST_MODELS = ["--model", "test", "--vision-model", "test"]
+
+
+def _recipe(folder: Path, **fields: object) -> Path:
+    data = {"name": "mine", "strategy": "naive", "roles": {"vision": {"model": "test"}, "agent": {"model": "test"}}}
+    data.update(fields)
+    path = folder / "mine.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _no_traceback(result) -> None:
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(result.exception, SystemExit)
+
+
+# -- recipes are data ------------------------------------------------------------------------------
+
+
+def test_a_template_cannot_reach_python_internals(tmp_path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "vision.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}")
+    path = _recipe(tmp_path, prompts_dir="prompts")
+    result = runner.invoke(app, ["run", str(path), "--max-frames", "4", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and "may not do" in result.output
+    _no_traceback(result)
+
+
+def test_files_outside_the_recipe_folder_need_the_flag(tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("the walkthrough from elsewhere")
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    for fields in (
+        {"walkthrough": str(outside), "strategy": "walkthrough"},
+        {"walkthrough": "../secret.txt", "strategy": "walkthrough"},
+        {"prompts_dir": "/etc"},
+        {"env": {"room_profile": "../../profile.yaml"}},
+    ):
+        path = _recipe(folder, **fields)
+        result = runner.invoke(app, ["run", str(path), "--max-frames", "4", "--out", str(tmp_path / "run")])
+        assert result.exit_code == 2 and "outside the recipe's folder" in result.output, result.output
+        assert "--allow-outside-files" in result.output
+    path = _recipe(folder, walkthrough="../secret.txt", strategy="walkthrough")
+    result = runner.invoke(
+        app, ["run", str(path), "--max-frames", "4", "--out", str(tmp_path / "ok"), "--allow-outside-files"]
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_names_never_become_paths(tmp_path):
+    for name in ("../escape", "/abs", "a/b", ".hidden", ""):
+        with pytest.raises(ConfigError, match="name"):
+            load_recipe(_recipe(tmp_path, name=name))
+    with pytest.raises(ConfigError, match="actions is empty"):
+        load_recipe(_recipe(tmp_path, actions=[]))
+
+
+# -- one writer per folder -------------------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_and_told_who_holds_the_folder(tmp_path):
+    with exclusive(tmp_path, "doomagent eval"):
+        result = runner.invoke(app, ["run", "naive", *TEST_MODELS, "--max-frames", "4", "--out", str(tmp_path)])
+        assert result.exit_code == 2 and "in use" in result.output and f"pid {os.getpid()}" in result.output
+        result = runner.invoke(app, ["eval", "naive", *TEST_MODELS, "--trials", "1", "--out", str(tmp_path)])
+        assert result.exit_code == 2 and "in use" in result.output
+
+
+def test_run_into_a_used_folder_needs_resume_or_overwrite(tmp_path):
+    args = ["run", "naive", *TEST_MODELS, "--max-frames", "10", "--trials", "2", "--out", str(tmp_path)]
+    assert runner.invoke(app, args).exit_code == 0
+    again = runner.invoke(app, args)
+    assert again.exit_code == 2 and "already holds 2 trial(s)" in again.output
+    # a cut trial: --resume keeps the finished one and replays the other
+    (tmp_path / "trial-001" / "summary.json").unlink()
+    kept = (tmp_path / "trial-000" / "steps.jsonl").stat().st_mtime_ns
+    assert runner.invoke(app, [*args, "--resume"]).exit_code == 0
+    assert (tmp_path / "trial-000" / "steps.jsonl").stat().st_mtime_ns == kept
+    for trial in ("trial-000", "trial-001"):
+        steps = (tmp_path / trial / "steps.jsonl").read_text().splitlines()
+        assert len(steps) == json.loads((tmp_path / trial / "summary.json").read_text())["decisions"] == 5
+    changed = runner.invoke(app, [*args, "--resume", "--set", "agent.temperature=0.3"])
+    assert changed.exit_code == 2 and "different" in changed.output
+    assert runner.invoke(app, [*args, "--overwrite", "--max-frames", "6"]).exit_code == 0
+    assert json.loads((tmp_path / "trial-000" / "summary.json").read_text())["frames"] == 6
+    assert runner.invoke(app, [*args, "--resume", "--overwrite"]).exit_code == 2
+
+
+# -- any text survives -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"action": "UP", "reason": "\\udcff"}',  # valid JSON holding a lone surrogate
+        "ACTION: FIRE\nREASON: \udcff\ud800 raw surrogates",
+        "ACTION: LEFT\x00\x01\x1b[31m",
+        "ACTION: UP\nREASON: " + "x" * 1_000_000,
+    ],
+    ids=["json-surrogate", "raw-surrogates", "control", "1MB"],
+)
+def test_odd_replies_are_stored_and_never_stop_a_trial(reply, tmp_path):
+    recipe, _ = load_recipe("naive", max_frames=6)
+    models = {"vision": ScriptedModel([reply]), "agent": ScriptedModel([reply])}
+    result = run_trial(recipe, models=models, out=tmp_path)
+    assert result.outcome == "max_frames" and result.decisions == 3 and result.waits == 0
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert len(calls) == 6 and all(isinstance(c["response"], str) for c in calls)
+    json.loads((tmp_path / "summary.json").read_text())
+
+
+# -- secrets ---------------------------------------------------------------------------------------
+
+
+def test_canary_keys_reach_no_file_or_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUB_KEY_VAR", "sk-CANARY-ENV-0001")
+    with StubServer() as server:
+        port = server.url.rsplit(":", 1)[1]
+        role = (
+            "{model: openai/stub, api_base: 'http://user:CANARY-URL-0002@127.0.0.1:" + port + "/v1', "
+            "api_key_env: STUB_KEY_VAR, extra: {api_key_hint: CANARY-EXTRA-0003, "
+            "extra_headers: {X-Custom: CANARY-HEADER-0004}}}"
+        )
+        sets = ["--set", f"agent={role}", "--set", "vision.model=test"]
+        run = runner.invoke(app, ["run", "naive", *sets, "--max-frames", "6", "--out", str(tmp_path / "run")])
+        assert run.exit_code == 0, run.output
+        ev = runner.invoke(
+            app, ["eval", "naive", *sets, "--trials", "1", "--max-frames", "6", "--out", str(tmp_path / "ev")]
+        )
+        assert ev.exit_code == 0, ev.output
+        rep = runner.invoke(app, ["report", str(tmp_path / "ev"), "--reference-trials", "0"])
+        assert rep.exit_code == 0, rep.output
+    assert server.requests and server.requests[0].headers.get("x-custom") == "CANARY-HEADER-0004"  # it was used
+    seen = [run.output, ev.output, rep.output]
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path.suffix not in (".lmp", ".png"):
+            seen.append(path.read_text(errors="replace"))
+    assert len(seen) > 10
+    assert not [text for text in seen if "CANARY" in text]
+
+
+# -- fatal provider errors -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("status", "kind"), [(401, "auth"), (403, "permission"), (404, "not found")])
+def test_fatal_provider_errors_end_the_trial_at_once(status, kind, tmp_path):
+    with StubServer(reply=lambda body: (status, "nope")) as server:
+        sets = ["--set", f"agent.api_base={server.url}/v1", "--set", "vision.model=test"]
+        result = runner.invoke(
+            app, ["run", "naive", "--model", "openai/stub", *sets, "--max-frames", "600", "--out", str(tmp_path)]
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 1 and kind in result.output and "Traceback" not in result.output, result.output
+    assert requests == 1  # not retried, not played on
+    summary = json.loads((tmp_path / "trial-000" / "summary.json").read_text())
+    assert summary["outcome"] == "error" and kind in summary["error"] and summary["decisions"] == 0
+
+
+def test_eval_reports_a_failed_group_and_exits_1(tmp_path):
+    key_fixed = {"now": False}
+
+    def reply(body):
+        return "ACTION: UP\nREASON: on" if key_fixed["now"] else (401, "bad key")
+
+    with StubServer(reply=reply) as server:
+        sets = ["--set", f"agent.api_base={server.url}/v1", "--set", "vision.model=test"]
+        args = ["eval", "naive", "--model", "openai/stub", *sets, "--trials", "2", "--max-frames", "50"]
+        result = runner.invoke(app, [*args, "--out", str(tmp_path)])
+        assert result.exit_code == 1 and "failed:" in result.output and "auth" in result.output, result.output
+        assert len(server.requests) == 2  # one call per trial, then each trial ended
+        # failed trials are not finished: once the key works, the same command plays them again
+        key_fixed["now"] = True
+        again = runner.invoke(app, [*args, "--out", str(tmp_path)])
+    assert again.exit_code == 0, again.output
+    summaries = [json.loads(p.read_text()) for p in tmp_path.rglob("summary.json")]
+    assert sorted(s["outcome"] for s in summaries) == ["max_frames", "max_frames"]
+
+
+# -- signals ---------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def test_sigterm_stops_a_run_like_ctrl_c_and_leaves_no_engine(tmp_path):
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "doomagent",
+            "run",
+            "naive",
+            *TEST_MODELS,
+            "--max-frames",
+            "100000",
+            "--out",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    steps = tmp_path / "trial-000" / "steps.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not steps.exists() or steps.read_text().count("\n") < 10):
+        time.sleep(0.2)
+    engines = _children(proc.pid)
+    assert engines  # the ViZDoom process
+    proc.send_signal(signal.SIGTERM)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, output.decode()
+    summary = json.loads((tmp_path / "trial-000" / "summary.json").read_text())
+    assert summary["outcome"] == "interrupted" and summary["decisions"] >= 10
+    assert (tmp_path / "trial-000" / "episode.lmp").stat().st_size > 0
+    time.sleep(0.5)
+    assert not [pid for pid in engines if Path(f"/proc/{pid}").exists()]
+
+
+# -- disk, paths, encodings, --set -----------------------------------------------------------------
+
+
+def test_bad_paths_and_inputs_are_one_line_and_exit_2(tmp_path):
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    cases = [
+        (["run", "naive", *TEST_MODELS, "--out", str(a_file)], "is a file"),
+        (["run", "naive", *TEST_MODELS, "--set", "agent.temperature=[1, 2"], "not valid YAML"),
+        (["run", "naive", *TEST_MODELS, "--set", "noequals"], "KEY=VALUE"),
+    ]
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("name: caf\xe9\nstrategy: naive\n".encode("latin-1"))
+    cases.append((["run", str(bad), "--out", str(tmp_path / "r")], "not UTF-8"))
+    for args, words in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and words in result.output, (args, result.output)
+        _no_traceback(result)
+    empty_env = runner.invoke(
+        app, ["run", "naive", *TEST_MODELS, "--set", "env={max_frames: 6}", "--out", str(tmp_path / "e")]
+    )
+    assert empty_env.exit_code == 0, empty_env.output
+
+
+def test_report_reads_a_step_log_cut_by_a_crash(tmp_path):
+    args = ["eval", "naive", *TEST_MODELS, "--trials", "1", "--max-frames", "10", "--out", str(tmp_path)]
+    assert runner.invoke(app, args).exit_code == 0
+    (steps,) = tmp_path.rglob("steps.jsonl")
+    steps.write_text(steps.read_text() + '{"frame": 10, "x": 1')
+    result = runner.invoke(app, ["report", str(tmp_path), "--reference-trials", "0"])
+    assert result.exit_code == 0, result.output
+    assert "could not be read" in (tmp_path / "report" / "report.md").read_text()
