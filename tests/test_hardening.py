@@ -24,8 +24,8 @@ TEST_MODELS = ["--model", "test", "--vision-model", "test"]
 
 
 def _recipe(folder: Path, **fields: object) -> Path:
-    data = {"name": "mine", "strategy": "naive", "roles": {"vision": {"model": "test"}, "agent": {"model": "test"}}}
-    data.update(fields)
+    roles = {"vision": {"model": "test"}, "agent": {"model": "test"}}
+    data: dict[str, object] = {"name": "mine", "strategy": "naive", "roles": roles, **fields}
     path = folder / "mine.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
