@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -378,6 +379,9 @@ def _eval_jobs(
                     bar.remove_task(running.pop(key))
                 bar.advance(overall)
                 bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
+            elif e.kind == "retry":
+                bar.advance(overall, -1)
+                bar.console.print(f"{e.group} #{e.trial}: the engine died ({e.info}); playing it once more")
 
         return run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
 
@@ -527,8 +531,18 @@ def recipes_show(name: Annotated[str, typer.Argument(help="a shipped recipe's na
 
 def main() -> None:
     """Run the command line, turning stray user errors into exit code 2."""
+    code: int = 0
     try:
-        app()
+        app(standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except DoomAgentError as exc:  # pragma: no cover - commands catch their own
         err.print(f"error: {exc}")
-        sys.exit(2)
+        code = 2
+    from doomagent.env.doom_env import abandoned_engines
+
+    if abandoned_engines():  # an engine died: leave without the destructor that would wait on it
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

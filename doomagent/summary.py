@@ -58,6 +58,7 @@ class TrialResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     env: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None  # what ended a trial with outcome `error`, with its hint
+    error_kind: str | None = None  # provider (retrying cannot fix it) or engine (the engine died: eval retries once)
     audit: VisionAudit = Field(default_factory=VisionAudit, validation_alias=AliasChoices("vision_audit", "audit"))
     folder: Path | None = Field(None, exclude=True)  # where the trial's files are
     distance_to_exit: float | None = Field(None, exclude=True)  # filled in by reports (walking distance)
@@ -103,7 +104,7 @@ class TrialResult(BaseModel):
             "totals": totals,
             "env": self.env,
             "vision_audit": {**self.audit.model_dump(), "hallucination_rate": self.audit.hallucination_rate},
-            **({"error": self.error} if self.error else {}),
+            **({"error": self.error, "error_kind": self.error_kind} if self.error else {}),
         }
 
     @classmethod

@@ -21,6 +21,7 @@ from doomagent.providers.stub_server import StubServer
 pytestmark = pytest.mark.engine
 runner = CliRunner()
 TEST_MODELS = ["--model", "test", "--vision-model", "test"]
+EVAL = [sys.executable, "-m", "doomagent", "eval", "naive", *TEST_MODELS]
 
 
 def _recipe(folder: Path, **fields: object) -> Path:
@@ -279,3 +280,98 @@ def test_report_reads_a_step_log_cut_by_a_crash(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path), "--reference-trials", "0"])
     assert result.exit_code == 0, result.output
     assert "could not be read" in (tmp_path / "report" / "report.md").read_text()
+
+
+# -- crashes: engines and evals that die -----------------------------------------------------------
+
+
+def _descendants(pid: int) -> set[int]:
+    from doomagent._proc import children
+
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _engines(pid: int) -> set[int]:
+    def comm(p: int) -> str:
+        try:
+            return Path(f"/proc/{p}/comm").read_text().strip()
+        except OSError:
+            return ""
+
+    return {p for p in _descendants(pid) if comm(p).startswith("vizdoom")}
+
+
+def _wait_for_steps(folder: Path, count: int, lines: int) -> None:
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        logs = list(folder.rglob("steps.jsonl"))
+        if len(logs) >= count and all(p.read_text().count("\n") >= lines for p in logs):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no {count} step logs with {lines} lines under {folder}")
+
+
+def test_an_engine_that_dies_ends_the_trial_and_eval_plays_it_once_more(tmp_path):
+    from doomagent import GraphBuilder
+
+    recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=400)
+
+    def kill_engine(state):
+        if state["decision"] == 5:
+            for pid in _engines(os.getpid()):
+                os.kill(pid, signal.SIGKILL)
+        return None
+
+    builder = GraphBuilder.from_recipe(recipe).add_node("saboteur", kill_engine, before="act")
+    result = run_trial(recipe, builder=builder, out=tmp_path / "run")
+    assert result.outcome == "error" and result.error_kind == "engine" and "stopped unexpectedly" in result.error
+    assert result.decisions == 5
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["outcome"] == "error"
+
+    out = tmp_path / "eval"
+    slow = ["--set", "agent.extra={latency: 0.2}", "--set", "vision.extra={latency: 0.2}"]
+    proc = subprocess.Popen(
+        [*EVAL, *slow, "--trials", "1", "--max-frames", "300", "--workers", "1", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    _wait_for_steps(out, 1, 5)
+    (engine,) = _engines(proc.pid)
+    worker = int(Path(f"/proc/{engine}/stat").read_text().rsplit(")", 1)[1].split()[1])  # its parent
+    # Kill it while the worker waits for a model (as engines die in real trials): ViZDoom cannot recover
+    # from a death in the middle of one of its own calls.
+    deadline = time.time() + 30
+    while time.time() < deadline and Path(f"/proc/{worker}/wchan").read_text() != "hrtimer_nanosleep":
+        time.sleep(0.01)
+    os.kill(engine, signal.SIGKILL)
+    output, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, output.decode()
+    assert b"playing it once more" in output
+    (summary,) = [json.loads(p.read_text()) for p in out.rglob("summary.json")]
+    assert summary["outcome"] == "max_frames" and summary["frames"] == 300
+
+
+def test_a_killed_eval_leaves_no_process_behind(tmp_path):
+    proc = subprocess.Popen(
+        [*EVAL, "--trials", "2", "--max-frames", "100000", "--workers", "2", "--out", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_for_steps(tmp_path, 2, 10)
+    family = _descendants(proc.pid)
+    assert len(_engines(proc.pid)) == 2 and len(family) >= 5  # fork server, workers, engines, their reapers
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and [p for p in family if Path(f"/proc/{p}").exists()]:
+        time.sleep(0.2)
+    left = [p for p in family if Path(f"/proc/{p}").exists()]
+    assert not left, [Path(f"/proc/{p}/cmdline").read_bytes()[:80] for p in left]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from doomagent._proc import Reaper, children
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import MapGeometry, resolve_wad
@@ -108,10 +111,14 @@ class DoomEnv:
         game.add_game_args("+vid_forcesurface 0 +cl_run 0")
         if c.cheats:
             game.add_game_args("+sv_cheats 1")
+        before = children()
         try:
             game.init()
         except Exception as exc:  # vizdoom raises its own exception types
             raise EngineError(f"ViZDoom failed to start with {self.wad_path.name} {c.map}: {exc}") from exc
+        # The engine is a process of its own that ignores our death: have it killed if we die unannounced.
+        self._engine_pids = {p for p in children() - before if _is_engine(p)}
+        self._reaper = Reaper(self._engine_pids)
         return game
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -157,8 +164,12 @@ class DoomEnv:
         if button is not None:
             hold = self.config.motion_hold_frames if act.is_motion else self.config.press_frames
             self._held[button] = max(self._held[button], hold)
-        reward = self._advance(self.config.decision_frames)
-        outcome = self._outcome()
+        self._check_engine()
+        try:
+            reward = self._advance(self.config.decision_frames)
+            outcome = self._outcome()
+        except Exception as exc:
+            raise _engine_failure(exc) from exc
         self._done = outcome is not None
         terminated = outcome in (Outcome.EXIT, Outcome.DEATH)
         truncated = outcome in (Outcome.STUCK, Outcome.MAX_FRAMES)
@@ -171,8 +182,16 @@ class DoomEnv:
     def close(self) -> None:
         """Stop the engine (this also finishes writing a demo being recorded)."""
         if self._game is not None:
-            self._game.close()
-            self._game = None
+            try:
+                if self._engine_alive():
+                    self._game.close()
+                else:
+                    _abandon(self._game)
+            finally:
+                self._game = None
+                reaper = getattr(self, "_reaper", None)
+                if reaper is not None:
+                    reaper.release()
 
     # -- extras --------------------------------------------------------------------------------
 
@@ -214,6 +233,24 @@ class DoomEnv:
             self.tracker.update(self._frame, *self._position())
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _engine_alive(self) -> bool:
+        for pid in getattr(self, "_engine_pids", ()):
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return False
+            if state in ("Z", "X"):
+                return False
+        return True
+
+    def _check_engine(self) -> None:
+        # An engine that died between two calls would leave the next call waiting forever: look first.
+        if not self._engine_alive():
+            raise EngineError(
+                "the ViZDoom engine stopped unexpectedly",
+                hint="the trial ended early; `doomagent eval` plays such a trial once more",
+            )
 
     def _advance(self, tics: int) -> float:
         game = self._game
@@ -322,6 +359,45 @@ class DoomEnv:
             "room_entries": list(self.tracker.entries),
             "room_frames": dict(self.tracker.frames),
         }
+
+
+_ABANDONED: list[Any] = []
+
+
+def _abandon(game: Any) -> None:
+    """Keep a game whose engine died: ViZDoom's close() (and its destructor) would wait forever on the dead
+    engine while a demo is being recorded. The process then ends with os._exit, skipping that destructor."""
+    if not _ABANDONED:
+        atexit.register(_exit_without_destructors)
+    _ABANDONED.append(game)
+
+
+def abandoned_engines() -> bool:
+    """Return True when an engine died in this process (its game could not be closed)."""
+    return bool(_ABANDONED)
+
+
+def _exit_without_destructors() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1 if getattr(sys, "last_value", None) is not None else 0)
+
+
+def _is_engine(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("vizdoom")
+    except OSError:
+        return False
+
+
+def _engine_failure(exc: Exception) -> Exception:
+    """Return an EngineError for the engine's own exceptions (it died or stopped); others unchanged."""
+    if type(exc).__module__.startswith("vizdoom") or "ViZDoom" in type(exc).__name__:
+        return EngineError(
+            f"the ViZDoom engine stopped unexpectedly ({type(exc).__name__}: {exc})",
+            hint="the trial ended early; `doomagent eval` plays such a trial once more",
+        )
+    return exc
 
 
 def _vzd() -> Any:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doomagent._proc import die_with_parent
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError
 from doomagent.recipes import Recipe
@@ -37,7 +38,7 @@ class Job:
 class Event:
     """A worker's news: a trial started, made a decision, or ended."""
 
-    kind: str  # start, step, end, error
+    kind: str  # start, step, end, retry (the engine died: the trial plays again)
     group: str
     trial: int
     frame: int = 0
@@ -91,10 +92,22 @@ def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Pa
     return jobs, done
 
 
-def _play(job: Job, events: Any, parent: int) -> dict[str, Any]:
+_EVENTS: Any = None  # in a worker: the queue back to the eval
+_PARENT = 0  # in a worker: the eval's pid
+
+
+def _init_worker(events: Any, parent: int) -> None:
+    """Set a worker up: its news queue, and death with the fork server (which dies with the eval)."""
+    global _EVENTS, _PARENT
+    die_with_parent()
+    _EVENTS, _PARENT = events, parent
+
+
+def _play(job: Job) -> dict[str, Any]:
     """Play one trial in a worker process; return its summary."""
     from doomagent.graph import run_trial
 
+    events, parent = _EVENTS, _PARENT
     recipe = Recipe.model_validate(job.recipe)
     events.put(Event("start", job.group, job.trial, 0, recipe.env.max_frames))
 
@@ -120,29 +133,45 @@ def _play(job: Job, events: Any, parent: int) -> dict[str, Any]:
 
 
 def run_jobs(jobs: list[Job], *, workers: int, on_event: Callable[[Event], None] | None = None) -> list[dict[str, Any]]:
-    """Play the jobs on `workers` processes; return their summaries as they finish."""
+    """Play the jobs on `workers` processes; return their summaries as they finish.
+
+    A trial whose engine died is played once more (event kind `retry`); workers, the fork server and
+    the engines all stop within moments of the eval's own death, however it dies.
+    """
     if not jobs:
         return []
     # A fork server that has imported the heavy modules once: workers start in milliseconds, with no
     # engine or thread state inherited from this process (as plain fork would).
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["doomagent.graph", "doomagent.nodes", "doomagent.env", "vizdoom"])
-    with ctx.Manager() as manager:
-        events = manager.Queue()
-        results: list[dict[str, Any]] = []
-        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx) as pool:
-            pending: set[Future[dict[str, Any]]] = {pool.submit(_play, job, events, os.getpid()) for job in jobs}
-            try:
-                while pending:
-                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    _drain(events, on_event)
-                    for future in finished:
-                        results.append(future.result())
-                _drain(events, on_event)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-        return results
+    events = ctx.Queue()
+    results: list[dict[str, Any]] = []
+    retried: set[str] = set()
+    pool = ProcessPoolExecutor(
+        max_workers=max(1, workers), mp_context=ctx, initializer=_init_worker, initargs=(events, os.getpid())
+    )
+    try:
+        running: dict[Future[dict[str, Any]], Job] = {pool.submit(_play, job): job for job in jobs}
+        while running:
+            finished, _ = wait(set(running), timeout=0.2, return_when=FIRST_COMPLETED)
+            _drain(events, on_event)
+            for future in finished:
+                job = running.pop(future)
+                summary = future.result()
+                if summary.get("error_kind") == "engine" and job.folder not in retried:
+                    retried.add(job.folder)
+                    shutil.rmtree(job.folder, ignore_errors=True)
+                    if on_event is not None:
+                        on_event(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
+                    running[pool.submit(_play, job)] = job
+                    continue
+                results.append(summary)
+        _drain(events, on_event)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
 
 
 def _drain(events: Any, on_event: Callable[[Event], None] | None) -> None:

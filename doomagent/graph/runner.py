@@ -7,6 +7,7 @@ the action, usage so far, the custom state keys) for callers that drive their ow
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
@@ -18,7 +19,7 @@ from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
 from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
-from doomagent.errors import ConfigError, FatalProviderError
+from doomagent.errors import ConfigError, EngineError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
@@ -230,6 +231,7 @@ def _play(
     state: dict[str, Any] = {}
     outcome = "interrupted"
     error: str | None = None
+    error_kind: str | None = None
     path_length = 0.0
     try:
         for model in models.values():
@@ -305,10 +307,11 @@ def _play(
                     outcome = "budget"
                     return
         outcome = state.get("outcome") or "interrupted"
-    except FatalProviderError as exc:
+    except (FatalProviderError, EngineError) as exc:
         if env is None:
             raise  # before the engine started: nothing to summarise
         outcome, error = "error", str(exc)
+        error_kind = "engine" if isinstance(exc, EngineError) else "provider"
     finally:
         if env is not None and ctx is not None:
             stream.result = TrialResult(
@@ -329,9 +332,14 @@ def _play(
                 env=recipe.env.model_dump(mode="json"),
                 audit=dict(state.get("audit", {})),
                 error=error,
+                error_kind=error_kind,
             )
         if env is not None:
-            env.close()  # finishes the demo file
+            with contextlib.suppress(EngineError):  # an engine that died cannot be closed cleanly
+                env.close()  # finishes the demo file
+            demo = out / "episode.lmp" if out is not None else None
+            if demo is not None and demo.exists() and demo.stat().st_size == 0:
+                demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
         if log is not None:
             log.close()
         if out is not None and stream.result is not None:

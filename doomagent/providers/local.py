@@ -18,6 +18,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from doomagent._proc import die_with_parent
 from doomagent.errors import ConfigError, EngineError
 
 
@@ -212,7 +213,7 @@ class LocalServer:
         # The server logs a lot at load: to a file, since an unread pipe would fill and stall it.
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; stop() closes it
         self.process = subprocess.Popen(
-            cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env, preexec_fn=_die_with_parent
+            cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env, preexec_fn=die_with_parent
         )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
@@ -259,16 +260,6 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _die_with_parent() -> None:
-    """In the server's child process: ask Linux to stop it when doomagent dies, even by SIGKILL."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def local_names(settings: list[object]) -> list[str]:
