@@ -69,3 +69,22 @@ def test_unknown_map_names_the_maps_that_exist():
     with pytest.raises(MapNotFoundError) as info:
         MapGeometry.load("MAP01")
     assert "E1M1" in info.value.hint
+
+
+def test_a_map_without_a_player_start_is_a_typed_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from doomagent.cli import app
+
+    wad = Wad(shipped_wad())
+    things = next(lump for lump in wad.lumps if lump.name == "THINGS")  # E1M1's: the first map
+    data = bytearray(shipped_wad().read_bytes())
+    for offset in range(things.offset, things.offset + things.size, 10):  # x, y, angle, type, flags
+        if struct.unpack_from("<H", data, offset + 6)[0] == 1:
+            struct.pack_into("<H", data, offset + 6, 2)  # player 1 start -> player 2 start
+    bad = tmp_path / "nostart.wad"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(WadFormatError, match="no player 1 start"):
+        MapGeometry.load("E1M1", bad).start  # noqa: B018 - reading it is the test
+    result = CliRunner().invoke(app, ["map", "E1M1", "--wad", str(bad), "--out", str(tmp_path / "m.png")])
+    assert result.exit_code == 2 and "no player 1 start" in result.output and "Traceback" not in result.output

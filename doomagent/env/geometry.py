@@ -11,7 +11,7 @@ import numpy as np
 
 from doomagent.env import specials
 from doomagent.env.wad import NO_SIDE, Wad
-from doomagent.errors import WadNotFoundError
+from doomagent.errors import WadFormatError, WadNotFoundError
 
 ML_BLOCKING = 0x0001
 ML_TWO_SIDED = 0x0004
@@ -103,7 +103,10 @@ class MapGeometry:
         """Return player 1's start as (x, y, angle in degrees)."""
         rows = self.things[self.things["type"] == specials.PLAYER_START]
         if not len(rows):
-            raise ValueError(f"map {self.name} has no player 1 start")
+            raise WadFormatError(
+                f"map {self.name} in {self.wad_path.name} has no player 1 start, so no one can play it",
+                hint="pick another map, or add a player 1 start (thing type 1) in a map editor",
+            )
         t = rows[0]
         return float(t["x"]), float(t["y"]), float(t["angle"])
 

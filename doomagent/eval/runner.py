@@ -96,10 +96,13 @@ _EVENTS: Any = None  # in a worker: the queue back to the eval
 _PARENT = 0  # in a worker: the eval's pid
 
 
-def _init_worker(events: Any, parent: int) -> None:
-    """Set a worker up: its news queue, and death with the fork server (which dies with the eval)."""
+def _init_worker(events: Any, parent: int, environ: dict[str, str]) -> None:
+    """Set a worker up: its news queue, death with the fork server (which dies with the eval), and the
+    eval's environment (the fork server may have started earlier, before a key variable was set)."""
     global _EVENTS, _PARENT
     die_with_parent()
+    os.environ.clear()
+    os.environ.update(environ)
     _EVENTS, _PARENT = events, parent
 
 
@@ -148,7 +151,10 @@ def run_jobs(jobs: list[Job], *, workers: int, on_event: Callable[[Event], None]
     results: list[dict[str, Any]] = []
     retried: set[str] = set()
     pool = ProcessPoolExecutor(
-        max_workers=max(1, workers), mp_context=ctx, initializer=_init_worker, initargs=(events, os.getpid())
+        max_workers=max(1, workers),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(events, os.getpid(), dict(os.environ)),
     )
     try:
         running: dict[Future[dict[str, Any]], Job] = {pool.submit(_play, job): job for job in jobs}
