@@ -68,6 +68,12 @@ class RunLog:
 
     def close(self) -> None:
         """Close the files."""
+        failure: OSError | None = None
         for handle in self._files.values():
-            handle.close()
+            try:
+                handle.close()
+            except OSError as exc:  # a full disk fails the last flush: close the others all the same
+                failure = failure or exc
         self._files.clear()
+        if failure is not None:
+            raise failure

@@ -375,3 +375,23 @@ def test_a_killed_eval_leaves_no_process_behind(tmp_path):
         time.sleep(0.2)
     left = [p for p in family if Path(f"/proc/{p}").exists()]
     assert not left, [Path(f"/proc/{p}/cmdline").read_bytes()[:80] for p in left]
+
+
+def test_a_full_disk_is_one_line_exit_1_and_nothing_half_written(tmp_path):
+    small = tmp_path / "small"
+    small.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(small)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = small / "run"
+        args = ["run", "naive", *TEST_MODELS, "--max-frames", "100000", "--out", str(out)]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and "disk is full" in result.output, result.output
+        assert "Traceback" not in result.output
+        assert not list(small.rglob("*.tmp")) and not list(small.rglob(".*.tmp"))  # no stray temp files
+        assert not (out / "trial-000" / "summary.json").exists()  # nothing claims the trial finished
+        demo = out / "trial-000" / "episode.lmp"
+        assert not demo.exists() or demo.stat().st_size > 0  # no 0-byte demo presented as one
+    finally:
+        subprocess.run(["umount", str(small)], check=False)

@@ -232,6 +232,7 @@ def _play(
     outcome = "interrupted"
     error: str | None = None
     error_kind: str | None = None
+    disk_full = False
     path_length = 0.0
     try:
         for model in models.values():
@@ -307,6 +308,9 @@ def _play(
                     outcome = "budget"
                     return
         outcome = state.get("outcome") or "interrupted"
+    except OSError as exc:
+        disk_full = True  # the trial's files could not be written: no summary claims it finished
+        raise exc
     except (FatalProviderError, EngineError) as exc:
         if env is None:
             raise  # before the engine started: nothing to summarise
@@ -334,20 +338,22 @@ def _play(
                 error=error,
                 error_kind=error_kind,
             )
-        if env is not None:
-            with contextlib.suppress(EngineError):  # an engine that died cannot be closed cleanly
-                env.close()  # finishes the demo file
-            demo = out / "episode.lmp" if out is not None else None
-            if demo is not None and demo.exists() and demo.stat().st_size == 0:
-                demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
-        if log is not None:
-            log.close()
-        if out is not None and stream.result is not None:
-            write_json(out / "summary.json", stream.result.as_dict())
-        for model in started if own else ():
-            close = getattr(model, "close", None)
-            if callable(close):
-                close()
+        try:
+            if env is not None:
+                with contextlib.suppress(EngineError):  # an engine that died cannot be closed cleanly
+                    env.close()  # finishes the demo file
+                demo = out / "episode.lmp" if out is not None else None
+                if demo is not None and demo.exists() and demo.stat().st_size == 0:
+                    demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
+            if log is not None:
+                log.close()
+            if out is not None and stream.result is not None and not (disk_full and outcome == "interrupted"):
+                write_json(out / "summary.json", stream.result.as_dict())
+        finally:
+            for model in started if own else ():
+                close = getattr(model, "close", None)
+                if callable(close):
+                    close()
 
 
 def write_recipe(recipe: Recipe, out: str | Path) -> None:
