@@ -50,7 +50,8 @@ def _leading_action(value: str) -> tuple[Action, str] | None:
     return action, rest.strip(_CLOSERS + "-–—")
 
 
-def _json_fields(text: str) -> dict[str, Any] | None:
+def json_object(text: str) -> dict[str, Any] | None:
+    """Return the first JSON object found in text, or None."""
     start = text.find("{")
     while start != -1:
         depth = 0
@@ -64,9 +65,14 @@ def _json_fields(text: str) -> dict[str, Any] | None:
                         value = json.loads(text[start : i + 1])
                     except (json.JSONDecodeError, RecursionError):
                         break
-                    return {str(k).lower(): v for k, v in value.items()} if isinstance(value, dict) else None
+                    return value if isinstance(value, dict) else None
         start = text.find("{", start + 1)
     return None
+
+
+def _json_fields(text: str) -> dict[str, Any] | None:
+    data = json_object(text)
+    return {str(k).lower(): v for k, v in data.items()} if data is not None else None
 
 
 def _labelled(text: str) -> tuple[list[tuple[Action, str]], str | None]:

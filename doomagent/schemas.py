@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from doomagent.decisions import parse_decision
+from doomagent.decisions import json_object, parse_decision
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
 
@@ -46,26 +46,6 @@ class AgentDecision(BaseModel):
 
     action: str = Field(description="exactly one of the allowed actions")
     reason: str = Field(description="a few words of explanation")
-
-
-def json_object(text: str) -> dict[str, Any] | None:
-    """Return the first JSON object found in text, or None."""
-    start = text.find("{")
-    while start != -1:
-        depth = 0
-        for i in range(start, len(text)):
-            if text[i] == "{":
-                depth += 1
-            elif text[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        value = json.loads(text[start : i + 1])
-                    except json.JSONDecodeError:
-                        break
-                    return value if isinstance(value, dict) else None
-        start = text.find("{", start + 1)
-    return None
 
 
 def _from_json(text: str, model: type[_M]) -> _M | None:
