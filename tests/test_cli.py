@@ -56,3 +56,12 @@ def test_demo_writes_summary_steps_demo_and_map(tmp_path):
 def test_python_dash_m_runs_the_cli():
     proc = subprocess.run([sys.executable, "-m", "doomagent", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "map" in proc.stdout and "demo" in proc.stdout
+
+
+def test_user_text_prints_literally_and_unwrapped(tmp_path):
+    long_name = "rec[bold]" + "x" * 150
+    result = runner.invoke(app, ["run", long_name])
+    assert result.exit_code == 2
+    assert f"recipe '{long_name}' not found" in result.output  # no markup eaten, no line wrapped
+    listed = runner.invoke(app, ["recipes"])
+    assert listed.exit_code == 0 and all(f"\n{n} " in "\n" + listed.output for n in ("naive", "plan", "k-levels"))
