@@ -18,7 +18,8 @@ ENV_ID = "doomagent/Doom-v0"
 ENTRY_POINT = "doomagent.env.gym_env:DoomGymEnv"  # a string: registering imports nothing of doomagent's
 
 
-def _register() -> None:
+def register_env() -> None:
+    """Register `doomagent/Doom-v0` with Gymnasium (a string entry point: nothing of doomagent is imported)."""
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:
@@ -34,7 +35,7 @@ class _Loader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self.inner.exec_module(module)
-        _register()
+        register_env()
 
 
 class _RegisterWhenImported(importlib.abc.MetaPathFinder):
@@ -54,6 +55,6 @@ class _RegisterWhenImported(importlib.abc.MetaPathFinder):
 def install() -> None:
     """Register now if Gymnasium is loaded, else as soon as it is."""
     if "gymnasium" in sys.modules:
-        _register()
+        register_env()
     elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
         sys.meta_path.insert(0, _RegisterWhenImported())

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -158,6 +156,8 @@ def run(
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from doomagent._proc import sigterm_as_interrupt
+    from doomagent.eval.runner import plan_run
     from doomagent.folders import disk_error, exclusive
     from doomagent.graph import run_trial
     from doomagent.graph.runner import check_models
@@ -189,8 +189,8 @@ def run(
     ]
     results = []
     try:
-        with exclusive(folder, f"doomagent run {recipe}"), _sigterm_as_interrupt():
-            todo = _plan_run(folder, resolved, trials, resume=resume, overwrite=overwrite)
+        with exclusive(folder, f"doomagent run {recipe}"), sigterm_as_interrupt():
+            todo = plan_run(folder, resolved, trials, resume=resume, overwrite=overwrite)
             with Progress(*columns, console=out, transient=False) as bar:
                 for i in todo:
                     task = bar.add_task("", total=total, trial=i, info="")
@@ -231,61 +231,6 @@ def run(
         raise typer.Exit(1)
 
 
-def _plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwrite: bool) -> list[int]:
-    """Return the trial numbers to play in a run folder, after --resume / --overwrite say what to keep."""
-    import json
-    import shutil
-
-    from doomagent.eval.runner import is_finished
-    from doomagent.graph.runner import write_recipe
-
-    existing = sorted(p for p in folder.glob("trial-*") if p.is_dir())
-    if existing and not (resume or overwrite):
-        raise ConfigError(
-            f"{folder} already holds {len(existing)} trial(s)",
-            hint="--resume keeps the finished ones and plays the rest, --overwrite starts over, or give another --out",
-        )
-    saved = folder / "recipe.json"
-    if overwrite:
-        for path in existing:
-            shutil.rmtree(path)
-        saved.unlink(missing_ok=True)
-    elif (
-        resume
-        and saved.exists()
-        and json.loads(saved.read_text(encoding="utf-8")) != json.loads(json.dumps(recipe.public_dict()))
-    ):
-        raise ConfigError(
-            f"{folder} holds trials of a different {recipe.name} recipe",
-            hint="resume with the same recipe and options, or use --overwrite",
-        )
-    write_recipe(recipe, folder)
-    todo = []
-    for i in range(trials):
-        trial_dir = folder / f"trial-{i:03d}"
-        if is_finished(trial_dir):
-            continue
-        if trial_dir.exists():
-            shutil.rmtree(trial_dir)  # an interrupted trial starts over
-        todo.append(i)
-    return todo
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM (kill, a scheduler's stop) like Ctrl-C: the trial ends cleanly with its files written."""
-    import signal
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 @app.command("eval")
 def eval_cmd(
     recipes: Annotated[list[str], typer.Argument(help="recipes: shipped names or YAML paths")],
@@ -301,6 +246,7 @@ def eval_cmd(
 ) -> None:
     """Play trials of recipes in parallel worker processes; rerun the same command to resume."""
 
+    from doomagent._proc import sigterm_as_interrupt
     from doomagent.folders import disk_error, exclusive
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
@@ -322,7 +268,7 @@ def eval_cmd(
     except DoomAgentError as exc:
         _fail(exc)
     try:
-        with exclusive(out_dir, "doomagent eval"), _sigterm_as_interrupt():
+        with exclusive(out_dir, "doomagent eval"), sigterm_as_interrupt():
             results = _eval_jobs(loaded, trials, out_dir, seed, workers)
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept; run the same command to resume")

@@ -21,7 +21,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from doomagent._gym_hook import ENTRY_POINT, ENV_ID
+from doomagent._gym_hook import ENV_ID
+from doomagent._gym_hook import register_env as register_envs
 from doomagent.env.actions import Action
 from doomagent.env.config import EnvConfig
 from doomagent.env.doom_env import DoomEnv
@@ -97,7 +98,4 @@ class DoomGymEnv(gym.Env[dict[str, Any], np.int64]):
         self.doom.close()
 
 
-def register_envs() -> None:
-    """Register `doomagent/Doom-v0` with Gymnasium (Gymnasium calls this through its entry point)."""
-    if ENV_ID not in gym.registry:
-        gym.register(id=ENV_ID, entry_point=ENTRY_POINT)
+__all__ = ["ENV_ID", "HUD_FIELDS", "DoomGymEnv", "register_envs"]

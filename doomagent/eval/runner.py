@@ -61,6 +61,32 @@ def is_finished(folder: Path) -> bool:
     return summary.get("outcome") in DONE_OUTCOMES
 
 
+def claim_folder(folder: Path, recipe: Recipe, *, hint: str) -> None:
+    """Write the recipe to `folder`/recipe.json, or check that the recipe already there is the same one."""
+    from doomagent.summary import write_json
+
+    data = recipe.public_dict()
+    saved = folder / "recipe.json"
+    if not saved.exists():
+        write_json(saved, data)
+    elif json.loads(saved.read_text(encoding="utf-8")) != json.loads(json.dumps(data)):
+        raise ConfigError(f"{folder} holds trials of a different {recipe.name} recipe", hint=hint)
+
+
+def unfinished_trials(folder: Path, trials: int) -> list[int]:
+    """Return the trial numbers still to play; the folder of an unfinished (killed, interrupted) trial is
+    cleared, since it starts over."""
+    todo = []
+    for i in range(trials):
+        trial_dir = folder / f"trial-{i:03d}"
+        if is_finished(trial_dir):
+            continue
+        if trial_dir.exists():
+            shutil.rmtree(trial_dir)
+        todo.append(i)
+    return todo
+
+
 def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Path, seed: int) -> tuple[list[Job], int]:
     """Return the trials still to play (unfinished ones are cleared) and how many are already done."""
     jobs: list[Job] = []
@@ -69,27 +95,30 @@ def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Pa
         group = group_name(recipe)
         folder = out / group
         folder.mkdir(parents=True, exist_ok=True)
+        claim_folder(folder, recipe, hint="pick another --out, or delete that folder to start over")
+        todo = unfinished_trials(folder, trials)
+        done += trials - len(todo)
         data = recipe.public_dict()
-        saved = folder / "recipe.json"
-        if saved.exists():
-            if json.loads(saved.read_text()) != json.loads(json.dumps(data)):
-                raise ConfigError(
-                    f"{folder} holds trials of a different {recipe.name} recipe",
-                    hint="pick another --out, or delete that folder to start over",
-                )
-        else:
-            from doomagent.summary import write_json
-
-            write_json(saved, data)
-        for i in range(trials):
-            trial_dir = folder / f"trial-{i:03d}"
-            if is_finished(trial_dir):
-                done += 1
-                continue
-            if trial_dir.exists():
-                shutil.rmtree(trial_dir)  # a killed or interrupted trial starts over
-            jobs.append(Job(group, data, str(recipe_dir) if recipe_dir else None, str(trial_dir), i, seed + i))
+        base = str(recipe_dir) if recipe_dir else None
+        jobs += [Job(group, data, base, str(folder / f"trial-{i:03d}"), i, seed + i) for i in todo]
     return jobs, done
+
+
+def plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwrite: bool) -> list[int]:
+    """Return the trial numbers `doomagent run` plays in `folder`, after --resume / --overwrite say what to
+    keep of the trials already there."""
+    existing = sorted(p for p in folder.glob("trial-*") if p.is_dir())
+    if existing and not (resume or overwrite):
+        raise ConfigError(
+            f"{folder} already holds {len(existing)} trial(s)",
+            hint="--resume keeps the finished ones and plays the rest, --overwrite starts over, or give another --out",
+        )
+    if overwrite:
+        for path in existing:
+            shutil.rmtree(path)
+        (folder / "recipe.json").unlink(missing_ok=True)
+    claim_folder(folder, recipe, hint="resume with the same recipe and options, or use --overwrite")
+    return unfinished_trials(folder, trials)
 
 
 _EVENTS: Any = None  # in a worker: the queue back to the eval

@@ -308,9 +308,9 @@ def _play(
                     outcome = "budget"
                     return
         outcome = state.get("outcome") or "interrupted"
-    except OSError as exc:
+    except OSError:
         disk_full = True  # the trial's files could not be written: no summary claims it finished
-        raise exc
+        raise
     except (FatalProviderError, EngineError) as exc:
         if env is None:
             raise  # before the engine started: nothing to summarise
