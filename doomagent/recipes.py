@@ -128,6 +128,12 @@ class Recipe(BaseModel):
     )
     actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
     prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")
+    checkpoint_every: int | None = Field(
+        25,
+        ge=1,
+        description="decisions between a trial's checkpoints (trials written to a folder): a trial cut off "
+        "resumes from its last one, repeating at most this many decisions' model calls; null: none",
+    )
 
     @field_validator("name")
     @classmethod

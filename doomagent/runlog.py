@@ -14,9 +14,10 @@ class RunLog:
     """Write steps.jsonl, calls.jsonl and prompts/<hash>.txt under `folder`; in memory when folder is None.
 
     Each line is written whole and flushed, so a killed run leaves no partial line behind the last one.
+    A new log empties logs already in the folder; `append=True` (a resumed trial) goes on after them.
     """
 
-    def __init__(self, folder: Path | None, *, full_prompts: bool = False) -> None:
+    def __init__(self, folder: Path | None, *, full_prompts: bool = False, append: bool = False) -> None:
         self.folder = folder
         self.full_prompts = full_prompts
         self.steps: list[dict[str, Any]] = []
@@ -27,6 +28,9 @@ class RunLog:
             (folder / "prompts").mkdir(parents=True, exist_ok=True)
             for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
                 (folder / name).touch()
+            if not append:
+                for path in folder.glob("*.jsonl"):
+                    path.open("w").close()
 
     def _write(self, name: str, record: dict[str, Any]) -> None:
         if self.folder is None:

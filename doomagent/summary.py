@@ -55,6 +55,8 @@ class TrialResult(BaseModel):
     room_frames: dict[str, int] = Field(default_factory=dict)
     final_position: tuple[float, float] = (0.0, 0.0)
     path_length: float = 0.0
+    wait_frames: int = 0  # real-time protocol: frames the game ran while the model thought
+    resumes: int = 0  # times the trial went on from a checkpoint after being cut off
     usage: Usage = Field(default_factory=Usage)
     env: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None  # what ended a trial with outcome `error`, with its hint

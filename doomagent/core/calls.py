@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from doomagent.core.usage import RoleUsage
+from doomagent.core.usage import RoleUsage, Usage
 from doomagent.errors import FatalProviderError, RunError
+from doomagent.limits import Limits, wait_for_slot
 from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse, ProviderError
 
 if TYPE_CHECKING:
@@ -34,6 +35,27 @@ def _safe(response: ModelResponse) -> ModelResponse:
     return response if clean is response.text else replace(response, text=clean)
 
 
+@dataclass
+class RoleGate:
+    """Hold each request to one model until the shared rate limit has room; count the waits in usage.
+
+    A model with a `gate` attribute (LiteLLMModel) calls it before every attempt, retries included;
+    for any other model `call_model` calls it once per call.
+    """
+
+    limits: Limits
+    key: str  # the model's name in the limits
+    usage: Usage
+
+    def __call__(self, request: ModelRequest) -> float:
+        """Wait for a slot; return the seconds waited."""
+        tokens = len(request.text()) // 4 + request.max_tokens
+        waited = wait_for_slot(self.limits, self.key, tokens)
+        if waited > 0:
+            self.usage.add(request.role, RoleUsage(rate_waits=1, rate_wait_s=waited))
+        return waited
+
+
 def call_model(
     ctx: RunContext, model_role: str, request: ModelRequest, check: Check | None = None
 ) -> ModelResponse | None:
@@ -43,6 +65,8 @@ def call_model(
     answer is logged as a failure of that type too.
     """
     model = ctx.model(model_role)
+    if ctx.limits is not None and getattr(model, "gate", None) is None:
+        RoleGate(ctx.limits, ctx.limit_key(model_role), ctx.usage)(request)
     start = time.perf_counter()
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
@@ -75,6 +99,9 @@ def call_model(
         },
         request.text(),
     )
+    ctx.think_s += latency
+    if ctx.limits is not None:
+        ctx.limits.charge(1, (response.cost or 0.0) if response else 0.0)
     ctx.usage.add(
         request.role,
         RoleUsage(

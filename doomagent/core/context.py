@@ -13,6 +13,7 @@ from doomagent.env.actions import Action
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.observation import Observation
 from doomagent.errors import ConfigError
+from doomagent.limits import Limits
 from doomagent.providers.base import Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import Recipe
@@ -43,6 +44,15 @@ class RunContext:
     scratch: dict[str, object] = field(default_factory=dict)  # per-trial objects of custom nodes
     usage: Usage = field(default_factory=Usage)  # every call of every role, counted as it happens
     custom_keys: tuple[str, ...] = ()  # state keys beyond DoomState, recorded per decision in steps.jsonl
+    limits: Limits | None = None  # the eval's shared rate limits and budget (None: no limits)
+    think_s: float = 0.0  # model time of the decision so far (the real-time protocol turns it into frames)
+    decision_started: float = 0.0  # perf_counter() when the decision began (the real-time wall clock)
+    wait_frames: int = 0  # frames the game ran while the model thought (real-time protocol)
+
+    def limit_key(self, role: str) -> str:
+        """Return the name `role`'s model goes by in rate limits: the recipe's model string."""
+        settings = self.recipe.roles.get(role) if self.recipe.roles is not None else None
+        return settings.model if settings is not None else self.model(role).name
 
     def model(self, role: str) -> Model:
         """Return the model playing `role`."""

@@ -20,6 +20,8 @@ class RoleUsage(BaseModel):
     output_tokens: int = 0
     cost: float = 0.0
     latency_s: float = 0.0
+    rate_waits: int = 0  # requests held back by the eval's shared rate limit
+    rate_wait_s: float = 0.0  # seconds they waited
 
     def __add__(self, other: RoleUsage) -> RoleUsage:
         return RoleUsage(
@@ -29,6 +31,8 @@ class RoleUsage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cost=self.cost + other.cost,
             latency_s=self.latency_s + other.latency_s,
+            rate_waits=self.rate_waits + other.rate_waits,
+            rate_wait_s=self.rate_wait_s + other.rate_wait_s,
         )
 
     @property
@@ -76,5 +80,5 @@ class Usage(BaseModel):
         return out
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
-        """Return the JSON form, `{role: {calls, errors, input_tokens, output_tokens, cost, latency_s}}`."""
+        """Return the JSON form, `{role: {calls, errors, input_tokens, output_tokens, cost, latency_s, ...}}`."""
         return {role: value.model_dump() for role, value in self.roles.items()}

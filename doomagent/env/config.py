@@ -49,6 +49,19 @@ class EnvConfig(BaseModel):
     engine_objects: bool = Field(
         False, description="ask the engine for every object each tic (slow); enables engine_player_sector()"
     )
+    realtime: bool = Field(
+        False,
+        description="real-time protocol: the game runs while the model thinks; a decision lasts the tics its "
+        "model time is worth at 35 tics/s (at least decision_frames). False: the paper's paused protocol",
+    )
+    realtime_hold: bool = Field(
+        True, description="real time: keep the last motion key held while waiting for the model (else no key)"
+    )
+    realtime_clock: Literal["latency", "wall"] = Field(
+        "latency",
+        description="real time: the model time of a decision is the sum of its calls' latencies as the provider "
+        "reports them (deterministic with test models), or the decision's wall time",
+    )
 
     @field_validator("map")
     @classmethod

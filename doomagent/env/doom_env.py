@@ -74,6 +74,7 @@ class DoomEnv:
         self.tracker = RoomTracker(self.rooms, self.config.backtrack)
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
+        self._last_motion: int | None = None  # button of the last motion key (held while waiting, in real time)
         self._running = False
         self._frame = 0
         self._obs: Observation | None = None
@@ -141,6 +142,7 @@ class DoomEnv:
             self.recording = None
             self._game.new_episode()
         self._held[:] = 0
+        self._last_motion = None
         self._running = False
         self._frame = 0
         self._done = False
@@ -153,24 +155,49 @@ class DoomEnv:
         self._obs = self._observe()
         return self._obs, self._info(None)
 
-    def step(self, action: Action | str | int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        """Apply one decision and advance `decision_frames` tics."""
+    def step(
+        self, action: Action | str | int, *, lag: int = 0
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Apply one decision and advance `decision_frames` tics.
+
+        `lag` (the real-time protocol) first lets the game run that many tics while the model thinks: the
+        last motion key stays held if `realtime_hold`, else no key is pressed.
+        """
         if self._done or self._obs is None:
             raise EngineError("step() called on a finished episode", hint="call reset() first")
         act = list(Action)[action] if isinstance(action, (int, np.integer)) else parse_action(action)
+        self._check_engine()
+        reward = 0.0
+        try:
+            if lag > 0:
+                if self.config.realtime_hold and self._last_motion is not None:
+                    self._held[self._last_motion] = max(self._held[self._last_motion], lag)
+                reward += self._advance(lag)
+                if self._game.is_episode_finished() or self._game.is_player_dead():
+                    outcome = self._outcome()
+                    self._done = outcome is not None
+                    if self._done:
+                        return self._finish(reward, outcome)
+        except Exception as exc:
+            raise _engine_failure(exc) from exc
         if act is Action.SPEED:
             self._running = not self._running
         button = ACTION_BUTTON[act]
         if button is not None:
             hold = self.config.motion_hold_frames if act.is_motion else self.config.press_frames
             self._held[button] = max(self._held[button], hold)
-        self._check_engine()
+            if act.is_motion:
+                self._last_motion = button
         try:
-            reward = self._advance(self.config.decision_frames)
+            reward += self._advance(self.config.decision_frames)
             outcome = self._outcome()
         except Exception as exc:
             raise _engine_failure(exc) from exc
         self._done = outcome is not None
+        return self._finish(reward, outcome)
+
+    def _finish(self, reward: float, outcome: Outcome | None) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        assert self._obs is not None
         terminated = outcome in (Outcome.EXIT, Outcome.DEATH)
         truncated = outcome in (Outcome.STUCK, Outcome.MAX_FRAMES)
         return self._obs, reward, terminated, truncated, self._info(outcome)

@@ -1,22 +1,21 @@
-"""Run many trials of many recipes in worker processes, resumably: finished trials are kept."""
+"""Plan an eval's trials and play them on a backend (local processes or Ray), resumably: finished trials are
+kept, cut-off trials go on from their last checkpoint, and shared limits hold across all workers."""
 
 from __future__ import annotations
 
+import collections
 import json
-import multiprocessing
 import os
-import queue
 import re
 import shutil
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
-from doomagent._proc import die_with_parent
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError
+from doomagent.limits import Coordinator, Limits, RateLimit
 from doomagent.recipes import Recipe
 
 DONE_OUTCOMES = FINISHED
@@ -38,7 +37,7 @@ class Job:
 class Event:
     """A worker's news: a trial started, made a decision, or ended."""
 
-    kind: str  # start, step, end, retry (the engine died: the trial plays again)
+    kind: str  # start, step, end, retry (the engine or the worker died: the trial plays again), cut
     group: str
     trial: int
     frame: int = 0
@@ -74,14 +73,16 @@ def claim_folder(folder: Path, recipe: Recipe, *, hint: str) -> None:
 
 
 def unfinished_trials(folder: Path, trials: int) -> list[int]:
-    """Return the trial numbers still to play; the folder of an unfinished (killed, interrupted) trial is
-    cleared, since it starts over."""
+    """Return the trial numbers still to play. An unfinished trial (killed, interrupted) with a checkpoint
+    keeps its folder and goes on from it; one without is cleared, since it starts over."""
+    from doomagent.graph.checkpoint import has_checkpoint
+
     todo = []
     for i in range(trials):
         trial_dir = folder / f"trial-{i:03d}"
         if is_finished(trial_dir):
             continue
-        if trial_dir.exists():
+        if trial_dir.exists() and not has_checkpoint(trial_dir):
             shutil.rmtree(trial_dir)
         todo.append(i)
     return todo
@@ -121,99 +122,228 @@ def plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwri
     return unfinished_trials(folder, trials)
 
 
-_EVENTS: Any = None  # in a worker: the queue back to the eval
-_PARENT = 0  # in a worker: the eval's pid
+BackendName = Literal["local", "ray"]
+MAX_LOST = 3  # times a trial whose worker or node died is played again before the eval gives up
 
 
-def _init_worker(events: Any, parent: int, environ: dict[str, str]) -> None:
-    """Set a worker up: its news queue, death with the fork server (which dies with the eval), and the
-    eval's environment (the fork server may have started earlier, before a key variable was set)."""
-    global _EVENTS, _PARENT
-    die_with_parent()
-    os.environ.clear()
-    os.environ.update(environ)
-    _EVENTS, _PARENT = events, parent
+@dataclass(frozen=True)
+class EvalLimits:
+    """Limits over a whole eval: rate limits per model (shared by every worker) and a budget."""
+
+    rate_limits: dict[str, RateLimit] = field(default_factory=dict)
+    max_cost: float | None = None
+    max_calls: int | None = None
+
+    @property
+    def active(self) -> bool:
+        """Return True if there is anything to enforce."""
+        return bool(self.rate_limits) or self.max_cost is not None or self.max_calls is not None
+
+    def coordinator(self) -> Coordinator:
+        """Return a fresh holder of these limits."""
+        return Coordinator(self.rate_limits, max_cost=self.max_cost, max_calls=self.max_calls)
 
 
-def _play(job: Job) -> dict[str, Any]:
-    """Play one trial in a worker process; return its summary."""
-    from doomagent.graph import run_trial
-
-    events, parent = _EVENTS, _PARENT
-    recipe = Recipe.model_validate(job.recipe)
-    events.put(Event("start", job.group, job.trial, 0, recipe.env.max_frames))
-
-    def progress(p: Any) -> None:
-        if p.frame % 20 == 0:
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:  # the eval was killed: stop rather than write on as an orphan
-                os._exit(3)
-            info = f"{p.room or '-'} hp {p.health} {p.action}"
-            events.put(Event("step", job.group, job.trial, p.frame, recipe.env.max_frames, info))
-
-    result = run_trial(
-        recipe,
-        trial=job.trial,
-        seed=job.seed,
-        out=Path(job.folder),
-        recipe_dir=Path(job.recipe_dir) if job.recipe_dir else None,
-        on_progress=progress,
-    )
-    events.put(Event("end", job.group, job.trial, result.frames, recipe.env.max_frames, result.outcome))
-    return result.as_dict()
+def rate_limits_of(recipes: list[Recipe], extra: dict[str, RateLimit] | None = None) -> dict[str, RateLimit]:
+    """Collect the rate limits the recipes' roles declare, by model; `extra` (the command line) wins."""
+    found: dict[str, RateLimit] = {}
+    for recipe in recipes:
+        for _, settings in recipe.roles.items() if recipe.roles is not None else ():
+            if settings.rate_limit is not None:
+                found.setdefault(settings.model, settings.rate_limit)
+    return {**found, **(extra or {})}
 
 
-def run_jobs(jobs: list[Job], *, workers: int, on_event: Callable[[Event], None] | None = None) -> list[dict[str, Any]]:
-    """Play the jobs on `workers` processes; return their summaries as they finish.
+@dataclass
+class EvalResult:
+    """What an eval played: the summaries of its trials, and whether its budget cut it short."""
 
-    A trial whose engine died is played once more (event kind `retry`); workers, the fork server and
-    the engines all stop within moments of the eval's own death, however it dies.
+    summaries: list[dict[str, Any]]
+    cut: bool = False  # the eval-wide budget ran out: trials were stopped or never started
+    not_started: int = 0
+    spent: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Finished:
+    """A trial a backend reports done: its summary, or why its worker was lost."""
+
+    job: Job
+    summary: dict[str, Any] | None
+    lost: str | None = None  # the worker or its node died (the trial may play again)
+
+
+class Backend(Protocol):
+    """Where trials play: local processes, or a Ray cluster."""
+
+    limits: Limits | None  # the eval's shared limits, as the driver reaches them
+    capacity: int  # trials it can play at once
+
+    def submit(self, job: Job) -> None:
+        """Start a trial."""
+        ...
+
+    def poll(self, timeout: float) -> list[Finished]:
+        """Return the trials that ended within `timeout` seconds."""
+        ...
+
+    def events(self) -> list[Event]:
+        """Return the workers' news since the last call."""
+        ...
+
+    def close(self) -> None:
+        """Stop the workers (and anything the backend started)."""
+        ...
+
+
+def run_jobs(
+    jobs: list[Job],
+    *,
+    workers: int | None,
+    on_event: Callable[[Event], None] | None = None,
+    backend: BackendName = "local",
+    address: str | None = None,
+    limits: EvalLimits | None = None,
+) -> list[dict[str, Any]]:
+    """Play the jobs (see run_eval) and return their summaries."""
+    return run_eval(jobs, workers=workers, on_event=on_event, backend=backend, address=address, limits=limits).summaries
+
+
+def run_eval(
+    jobs: list[Job],
+    *,
+    workers: int | None,
+    on_event: Callable[[Event], None] | None = None,
+    backend: BackendName = "local",
+    address: str | None = None,
+    limits: EvalLimits | None = None,
+    out: Path | None = None,
+) -> EvalResult:
+    """Play the jobs, at most `workers` at a time, and return what was played.
+
+    Args:
+        jobs: the trials (see plan_jobs).
+        workers: trials playing at once (None: this machine's CPUs, or the Ray cluster's).
+        on_event: called in this process with every worker's news.
+        backend: `local` (worker processes on this machine) or `ray` (Ray tasks; see `address`).
+        address: the Ray cluster: None starts one on this machine, `auto` joins the local one, or
+            `ray://host:10001`.
+        limits: rate limits per model and a budget, shared by every worker of the eval.
+        out: the eval folder; `eval.json` there records a cut by the budget.
+
+    A trial whose engine died is played once more; one whose worker or node died is played again (from its
+    checkpoint) up to MAX_LOST times. Once the budget is spent no trial starts, running ones end with
+    outcome `budget`, and the result says the eval was cut.
     """
+    limits = limits or EvalLimits()
+    result = EvalResult(summaries=[])
     if not jobs:
-        return []
-    # A fork server that has imported the heavy modules once: workers start in milliseconds, with no
-    # engine or thread state inherited from this process (as plain fork would).
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["doomagent.graph", "doomagent.nodes", "doomagent.env", "vizdoom"])
-    events = ctx.Queue()
-    results: list[dict[str, Any]] = []
-    retried: set[str] = set()
-    pool = ProcessPoolExecutor(
-        max_workers=max(1, workers),
-        mp_context=ctx,
-        initializer=_init_worker,
-        initargs=(events, os.getpid(), dict(os.environ)),
-    )
-    try:
-        running: dict[Future[dict[str, Any]], Job] = {pool.submit(_play, job): job for job in jobs}
-        while running:
-            finished, _ = wait(set(running), timeout=0.2, return_when=FIRST_COMPLETED)
-            _drain(events, on_event)
-            for future in finished:
-                job = running.pop(future)
-                summary = future.result()
-                if summary.get("error_kind") == "engine" and job.folder not in retried:
-                    retried.add(job.folder)
-                    shutil.rmtree(job.folder, ignore_errors=True)
-                    if on_event is not None:
-                        on_event(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
-                    running[pool.submit(_play, job)] = job
-                    continue
-                results.append(summary)
-        _drain(events, on_event)
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return results
+        return result
+    runner = _backend(backend, workers=workers, address=address, limits=limits)
+    workers = workers or runner.capacity
+    pending = collections.deque(jobs)
+    running = 0
+    engine_retried: set[str] = set()
+    lost: collections.Counter[str] = collections.Counter()
 
-
-def _drain(events: Any, on_event: Callable[[Event], None] | None) -> None:
-    while True:
-        try:
-            event = events.get_nowait()
-        except (queue.Empty, EOFError, OSError):
-            return
+    def emit(event: Event) -> None:
         if on_event is not None:
             on_event(event)
+
+    try:
+        while pending or running:
+            spent = runner.limits is not None and runner.limits.exhausted()
+            while pending and running < workers and not spent:
+                runner.submit(pending.popleft())
+                running += 1
+            if spent and pending:
+                result.cut = True
+                result.not_started += len(pending)
+                for job in pending:
+                    emit(Event("cut", job.group, job.trial, info="the eval's budget is spent: not started"))
+                pending.clear()
+            finished = runner.poll(0.2)
+            for event in runner.events():
+                emit(event)
+            for done in finished:
+                running -= 1
+                job = done.job
+                if done.lost is not None:
+                    lost[job.folder] += 1
+                    if lost[job.folder] > MAX_LOST:
+                        raise _lost_error(job, done.lost)
+                    emit(Event("retry", job.group, job.trial, 0, None, f"its worker was lost ({done.lost})"))
+                    pending.appendleft(job)
+                    continue
+                summary = done.summary or {}
+                if summary.get("error_kind") == "engine" and job.folder not in engine_retried:
+                    engine_retried.add(job.folder)
+                    _clear_unless_checkpointed(Path(job.folder))
+                    emit(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
+                    pending.appendleft(job)
+                    continue
+                if summary.get("outcome") == "budget" and runner.limits is not None and runner.limits.exhausted():
+                    result.cut = True
+                result.summaries.append(summary)
+        for event in runner.events():
+            emit(event)
+        if runner.limits is not None:
+            result.spent = dict(runner.limits.spent()) if hasattr(runner.limits, "spent") else {}
+    finally:
+        runner.close()
+    if out is not None:
+        _record_cut(out, result, limits)
+    return result
+
+
+def _backend(name: BackendName, *, workers: int | None, address: str | None, limits: EvalLimits) -> Backend:
+    if name == "ray":
+        from doomagent.eval.ray_backend import RayBackend
+
+        return RayBackend(address=address, limits=limits)
+    if name == "local":
+        from doomagent.eval.local import LocalBackend
+
+        return LocalBackend(workers=workers or os.cpu_count() or 1, limits=limits)
+    raise ConfigError(f"unknown backend {name!r}", hint="use local or ray")
+
+
+def _clear_unless_checkpointed(folder: Path) -> None:
+    from doomagent.graph.checkpoint import has_checkpoint
+
+    if not has_checkpoint(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _lost_error(job: Job, why: str) -> Exception:
+    from doomagent.errors import RunError
+
+    return RunError(
+        f"{job.group} trial {job.trial}: its worker was lost {MAX_LOST + 1} times ({why})",
+        hint="check the cluster's nodes; run the same command again to resume",
+    )
+
+
+def _record_cut(out: Path, result: EvalResult, limits: EvalLimits) -> None:
+    """Write eval.json: whether the budget cut the eval, what was spent, and the caps."""
+    from doomagent.summary import write_json
+
+    path = out / "eval.json"
+    before: dict[str, Any] = {}
+    if path.exists():
+        try:
+            before = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            before = {}
+    write_json(
+        path,
+        {
+            "cut": bool(result.cut),
+            "cut_before": bool(before.get("cut") or before.get("cut_before")),
+            "not_started": result.not_started,
+            "max_cost": limits.max_cost,
+            "max_calls": limits.max_calls,
+            "rate_limits": {model: limit.describe() for model, limit in limits.rate_limits.items()},
+            "spent": result.spent,
+        },
+    )

@@ -10,17 +10,30 @@ import asyncio
 import contextlib
 import json
 import math
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from doomagent.core.calls import RoleGate
 from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
 from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
+from doomagent.env.observation import Observation
+from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError, EngineError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
+from doomagent.graph.checkpoint import (
+    Checkpoint,
+    clear_checkpoint,
+    load_checkpoint,
+    log_lengths,
+    save_checkpoint,
+    truncate_logs,
+)
+from doomagent.limits import Limits
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
 from doomagent.recipes import Recipe
@@ -50,6 +63,13 @@ class Decision:
 
 
 Progress = Decision  # the name older callers used
+
+
+@dataclass(frozen=True)
+class _Options:
+    full_prompts: bool = False
+    resume: bool = False
+    limits: Limits | None = None
 
 
 def _over_budget(recipe: Recipe, usage: Usage) -> bool:
@@ -135,6 +155,8 @@ def stream_trial(
     builder: GraphBuilder | None = None,
     recipe_dir: str | Path | None = None,
     full_prompts: bool = False,
+    resume: bool = False,
+    limits: Limits | None = None,
 ) -> TrialStream:
     """Start a trial and return it as a stream of decisions (see run_trial for the arguments)."""
     builder = builder or GraphBuilder.from_recipe(recipe)
@@ -151,9 +173,10 @@ def stream_trial(
                 hint="pass models={role: Model, ...} for every role, or leave models out to build them",
             )
     seed = trial if seed is None else seed
+    options = _Options(full_prompts=full_prompts, resume=resume, limits=limits)
 
     def run(stream: TrialStream) -> Iterator[Decision]:
-        return _play(stream, recipe, builder, built, trial, seed, folder, base, full_prompts, own=models is None)
+        return _play(stream, recipe, builder, built, trial, seed, folder, base, options, own=models is None)
 
     return TrialStream(run)
 
@@ -169,6 +192,8 @@ def run_trial(
     recipe_dir: str | Path | None = None,
     on_progress: Callable[[Decision], None] | None = None,
     full_prompts: bool = False,
+    resume: bool = False,
+    limits: Limits | None = None,
 ) -> TrialResult:
     """Play one trial and return its summary.
 
@@ -184,6 +209,9 @@ def run_trial(
         recipe_dir: the folder the recipe's relative paths (walkthrough, prompts_dir) start from.
         on_progress: called after every decision.
         full_prompts: write prompts inline in calls.jsonl instead of prompts/<sha>.txt.
+        resume: go on from the checkpoint in `out` if it holds one (the recipe's `checkpoint_every` sets
+            how often a trial saves one); otherwise the trial starts over.
+        limits: rate limits and a budget shared with other trials (a `Coordinator`, or the eval's).
     """
     stream = stream_trial(
         recipe,
@@ -194,6 +222,8 @@ def run_trial(
         builder=builder,
         recipe_dir=recipe_dir,
         full_prompts=full_prompts,
+        resume=resume,
+        limits=limits,
     )
     with stream:
         for decision in stream:
@@ -208,6 +238,14 @@ async def arun_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
     return await asyncio.to_thread(run_trial, recipe, **kwargs)
 
 
+@dataclass
+class _Trial:
+    """What `_play` keeps of a trial as it goes (the graph state aside)."""
+
+    path_length: float = 0.0
+    resumes: int = 0
+
+
 def _play(
     stream: TrialStream,
     recipe: Recipe,
@@ -217,7 +255,7 @@ def _play(
     seed: int,
     out: Path | None,
     recipe_dir: Path | None,
-    full_prompts: bool,
+    options: _Options,
     *,
     own: bool,
 ) -> Iterator[Decision]:
@@ -229,12 +267,14 @@ def _play(
     log: RunLog | None = None
     ctx: RunContext | None = None
     state: dict[str, Any] = {}
+    kept = _Trial()
     outcome = "interrupted"
     error: str | None = None
     error_kind: str | None = None
     disk_full = False
-    path_length = 0.0
+    every = recipe.checkpoint_every if out is not None else None
     try:
+        saved = load_checkpoint(out, builder.state) if (options.resume and out is not None) else None
         for model in models.values():
             start = getattr(model, "start", None)
             if callable(start):
@@ -242,7 +282,9 @@ def _play(
                 started.append(model)
         walkthrough = recipe.walkthrough_text(recipe_dir)
         env = DoomEnv(recipe.env)
-        log = RunLog(out, full_prompts=full_prompts)
+        if saved is not None and out is not None:
+            truncate_logs(out, saved.offsets)
+        log = RunLog(out, full_prompts=options.full_prompts, append=saved is not None)
         prompts_dir = recipe.prompts_dir
         if prompts_dir is not None and recipe_dir is not None:
             prompts_dir = recipe_dir / prompts_dir
@@ -255,25 +297,42 @@ def _play(
             allowed=recipe.allowed_actions,
             prompts_dir=prompts_dir,
             custom_keys=custom,
+            limits=options.limits,
         )
+        if options.limits is not None:
+            for role, model in models.items():
+                if hasattr(model, "gate"):
+                    model.gate = RoleGate(options.limits, ctx.limit_key(role), ctx.usage)
         obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
+        if saved is not None and out is not None:
+            obs = _replay_to(env, log, saved, out, obs)
+            ctx.usage = Usage.from_dict(saved.usage)
+            ctx.wait_frames = sum(int(step.get("lag", 0)) for step in log.steps)
+            for role, model_state in saved.models.items():
+                restore = getattr(models.get(role), "restore_state", None)
+                if callable(restore):
+                    restore(model_state)
+            kept = _Trial(path_length=saved.path_length, resumes=saved.resumes + 1)
+            state = dict(saved.state)
+        else:
+            state = {
+                "frame": 0,
+                "decision": 0,
+                "room": obs.room,
+                "health": obs.hud.health,
+                "position": obs.position,
+                "angle": obs.angle,
+                "outcome": None,
+                "done": False,
+                "waits": 0,
+                "history": [],
+                "audit": {},
+                "trace": [],
+                "plan_frame": None,
+                "experts_frame": None,
+            }
         ctx.observation = obs
-        state = {
-            "frame": 0,
-            "decision": 0,
-            "room": obs.room,
-            "health": obs.hud.health,
-            "position": obs.position,
-            "angle": obs.angle,
-            "outcome": None,
-            "done": False,
-            "waits": 0,
-            "history": [],
-            "audit": {},
-            "trace": [],
-            "plan_frame": None,
-            "experts_frame": None,
-        }
+        ctx.decision_started = time.perf_counter()
         max_frames = recipe.env.max_frames or 100_000
         config = {"recursion_limit": builder.recursion_limit(max_frames, recipe.env.decision_frames)}
         for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
@@ -284,29 +343,15 @@ def _play(
                 if node != "act":
                     continue
                 if before is not None:
-                    path_length += math.dist(before[:2], state["position"][:2])
-                usage = ctx.usage
-                totals = usage.totals
-                yield Decision(
-                    trial=trial,
-                    decision=state["decision"] - 1,
-                    frame=state["frame"],
-                    max_frames=recipe.env.max_frames,
-                    room=state.get("room"),
-                    health=state.get("health", 0),
-                    action=state.get("action", ""),
-                    reason=state.get("reason", ""),
-                    parse_ok=bool(log.steps[-1]["parse_ok"]) if log.steps else True,
-                    nodes=tuple(state.get("trace") or ()),
-                    calls=totals.calls,
-                    tokens=totals.tokens,
-                    cost=totals.cost,
-                    usage=Usage(roles=dict(usage.roles)),
-                    state={k: state.get(k) for k in custom},
-                )
-                if not state.get("done") and _over_budget(recipe, usage):
+                    kept.path_length += math.dist(before[:2], state["position"][:2])
+                yield _decision(trial, recipe, state, ctx, custom)
+                if state.get("done"):
+                    continue
+                if _over_budget(recipe, ctx.usage) or (options.limits is not None and options.limits.exhausted()):
                     outcome = "budget"
                     return
+                if every and out is not None and state["decision"] % every == 0:
+                    _checkpoint(out, state, ctx, models, seed, kept)
         outcome = state.get("outcome") or "interrupted"
     except OSError:
         disk_full = True  # the trial's files could not be written: no summary claims it finished
@@ -332,7 +377,9 @@ def _play(
                 recipe=recipe.name,
                 model=recipe.agent_model,
                 final_position=tuple(state.get("position", (0.0, 0.0))[:2]),
-                path_length=path_length,
+                path_length=kept.path_length,
+                wait_frames=ctx.wait_frames,
+                resumes=kept.resumes,
                 env=recipe.env.model_dump(mode="json"),
                 audit=dict(state.get("audit", {})),
                 error=error,
@@ -349,11 +396,87 @@ def _play(
                 log.close()
             if out is not None and stream.result is not None and not (disk_full and outcome == "interrupted"):
                 write_json(out / "summary.json", stream.result.as_dict())
+                if outcome in FINISHED:
+                    clear_checkpoint(out)  # a finished trial never resumes
         finally:
             for model in started if own else ():
                 close = getattr(model, "close", None)
                 if callable(close):
                     close()
+
+
+def _decision(trial: int, recipe: Recipe, state: dict[str, Any], ctx: RunContext, custom: tuple[str, ...]) -> Decision:
+    usage = ctx.usage
+    totals = usage.totals
+    steps = ctx.log.steps
+    return Decision(
+        trial=trial,
+        decision=state["decision"] - 1,
+        frame=state["frame"],
+        max_frames=recipe.env.max_frames,
+        room=state.get("room"),
+        health=state.get("health", 0),
+        action=state.get("action", ""),
+        reason=state.get("reason", ""),
+        parse_ok=bool(steps[-1]["parse_ok"]) if steps else True,
+        nodes=tuple(state.get("trace") or ()),
+        calls=totals.calls,
+        tokens=totals.tokens,
+        cost=totals.cost,
+        usage=Usage(roles=dict(usage.roles)),
+        state={k: state.get(k) for k in custom},
+    )
+
+
+def _checkpoint(
+    out: Path, state: dict[str, Any], ctx: RunContext, models: dict[str, Model], seed: int, kept: _Trial
+) -> None:
+    obs = ctx.observation
+    assert obs is not None
+    model_states = {}
+    for role, model in models.items():
+        get = getattr(model, "checkpoint_state", None)
+        if callable(get):
+            model_states[role] = get()
+    save_checkpoint(
+        out,
+        Checkpoint(
+            decision=state["decision"],
+            frame=ctx.env.frame,
+            seed=seed,
+            position=(obs.position[0], obs.position[1]),
+            health=obs.hud.health,
+            offsets=log_lengths(out),
+            usage=ctx.usage.as_dict(),
+            path_length=kept.path_length,
+            models=model_states,
+            state=state,
+            resumes=kept.resumes,
+        ),
+    )
+
+
+def _replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Observation) -> Observation:
+    """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there."""
+    steps = read_jsonl(out / "steps.jsonl")
+    if len(steps) != saved.decision:
+        raise EngineError(
+            f"{out}: the checkpoint counts {saved.decision} decisions but steps.jsonl holds {len(steps)}",
+            hint="the trial folder was changed by hand; delete it to play the trial from the start",
+        )
+    for step in steps:
+        obs = env.step(step["action"], lag=int(step.get("lag", 0)))[0]
+    log.steps.extend(steps)
+    log.calls.extend(read_jsonl(out / "calls.jsonl"))
+    where = (obs.position[0], obs.position[1])
+    if env.frame != saved.frame or where != saved.position or obs.hud.health != saved.health:
+        raise EngineError(
+            f"{out}: replaying the logged decisions reached frame {env.frame} at {where}, not the checkpoint's "
+            f"frame {saved.frame} at {saved.position}",
+            hint="the engine, WAD or environment settings changed since the trial began; delete the folder to "
+            "play the trial from the start",
+        )
+    return obs
 
 
 def write_recipe(recipe: Recipe, out: str | Path) -> None:

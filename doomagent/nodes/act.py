@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,8 +21,12 @@ def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any
     ctx = runtime.context
     before = ctx.observation
     assert before is not None
-    obs, _, terminated, truncated, info = ctx.env.step(state["action"])
+    lag = realtime_lag(ctx)
+    obs, _, terminated, truncated, info = ctx.env.step(state["action"], lag=lag)
     ctx.observation = obs
+    ctx.wait_frames += lag
+    ctx.think_s = 0.0
+    ctx.decision_started = time.perf_counter()
     entry = {
         "frame": before.frame,
         "room": before.room,
@@ -39,6 +44,8 @@ def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any
         "raw": state.get("raw"),
         "nodes": [*(state.get("trace") or []), "act"],
     }
+    if ctx.env.config.realtime:
+        record["lag"] = lag  # frames the game ran while the model thought, before the action
     if ctx.custom_keys:
         record["state"] = {key: state.get(key) for key in ctx.custom_keys}
     ctx.log.step(record)
@@ -56,3 +63,16 @@ def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any
         "history": [entry],
         "parse_ok": True,
     }
+
+
+TICS_PER_SECOND = 35
+
+
+def realtime_lag(ctx: RunContext) -> int:
+    """Return the tics the game runs before this decision's action under the real-time protocol (0 when
+    paused): the decision's model time at 35 tics/s, less the tics the action itself lasts."""
+    config = ctx.env.config
+    if not config.realtime:
+        return 0
+    think = ctx.think_s if config.realtime_clock == "latency" else time.perf_counter() - ctx.decision_started
+    return max(0, round(think * TICS_PER_SECOND) - config.decision_frames)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
@@ -45,6 +47,8 @@ class LiteLLMModel:
         self.name = settings.model
         self._api_key = self._resolve_key()
         self._structured = self._structured_mode()
+        # Set by the runner when an eval shares rate limits: called before every attempt, returns seconds held.
+        self.gate: Callable[[ModelRequest], float] | None = None
 
     def _resolve_key(self) -> str | None:
         s = self.settings
@@ -123,26 +127,32 @@ class LiteLLMModel:
         litellm = _litellm()
         kwargs = self._kwargs(request)
         start = time.perf_counter()
+        held = 0.0  # seconds the shared rate limit held the attempts back: not the provider's latency
         try:
             for attempt in self._retrying(Retrying):
                 with attempt:
+                    if self.gate is not None:
+                        held += self.gate(request)
                     response = litellm.completion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
-        return self._response(response, time.perf_counter() - start, _constrained(kwargs))
+        return self._response(response, time.perf_counter() - start - held, _constrained(kwargs))
 
     async def acomplete(self, request: ModelRequest) -> ModelResponse:
         """Answer a request without blocking the event loop."""
         litellm = _litellm()
         kwargs = self._kwargs(request)
         start = time.perf_counter()
+        held = 0.0
         try:
             async for attempt in self._retrying(AsyncRetrying):
                 with attempt:
+                    if self.gate is not None:
+                        held += await asyncio.to_thread(self.gate, request)
                     response = await litellm.acompletion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
-        return self._response(response, time.perf_counter() - start, _constrained(kwargs))
+        return self._response(response, time.perf_counter() - start - held, _constrained(kwargs))
 
     def _response(self, response: Any, latency: float, structured: bool) -> ModelResponse:
         litellm = _litellm()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from doomagent.errors import ConfigError
+from doomagent.limits import RateLimit
 
 
 class ImageSettings(BaseModel):
@@ -42,6 +45,21 @@ class RoleSettings(BaseModel):
     retries: int = Field(3, ge=0, le=10, description="retries on 429, 5xx, timeouts and connection errors")
     backoff: float = Field(0.5, ge=0, description="base seconds of exponential backoff with jitter")
     image: ImageSettings = Field(default_factory=ImageSettings)
+    rate_limit: RateLimit | None = Field(
+        None,
+        description="the provider's allowance for this model, shared by every worker of an eval: "
+        "`500/min`, `30000tok/min`, `500/min,30000tok/min`, or {requests, tokens, window_s}",
+    )
+
+    @field_validator("rate_limit", mode="before")
+    @classmethod
+    def _read_rate_limit(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            try:
+                return RateLimit.parse(v)
+            except ConfigError as exc:
+                raise ValueError(f"{exc.message} ({exc.hint})") from None
+        return v
 
     @model_validator(mode="after")
     def _local_answers_by_grammar(self) -> RoleSettings:

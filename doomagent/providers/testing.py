@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from doomagent.providers.base import ModelRequest, ModelResponse
 
@@ -18,14 +19,25 @@ Script = Callable[[ModelRequest], Reply] | Iterable[Reply]
 class ScriptedModel:
     """Answer each request from a function of it, or from a list in turn (the last answer repeats).
 
-    An exception in the script is raised, as a provider failure would be. `latency` adds a fixed
-    delay per call (time.sleep / asyncio.sleep), for benchmarks. Every request is kept in `calls`.
+    An exception in the script is raised, as a provider failure would be. `latency` is the latency each
+    answer reports, and a delay per call (time.sleep / asyncio.sleep) unless `sleep` is False: a virtual
+    latency, for the real-time protocol's deterministic tests. Every request is kept in `calls`.
     """
 
     script: Script
     name: str = "scripted"
     latency: float = 0.0
+    sleep: bool = True
     calls: list[ModelRequest] = field(default_factory=list)
+    served: int = 0  # answers given: where a list script stands
+
+    def checkpoint_state(self) -> dict[str, Any]:
+        """Return what the next answers depend on, for a trial's checkpoint."""
+        return {"served": self.served}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Go on from a checkpoint's state."""
+        self.served = int(state.get("served", 0))
 
     def __post_init__(self) -> None:
         if not callable(self.script):
@@ -36,10 +48,11 @@ class ScriptedModel:
 
     def _reply(self, request: ModelRequest) -> ModelResponse:
         self.calls.append(request)
+        self.served += 1
         if callable(self.script):
             reply = self.script(request)
         else:
-            reply = self._replies[min(len(self.calls) - 1, len(self._replies) - 1)]
+            reply = self._replies[min(self.served - 1, len(self._replies) - 1)]
         if isinstance(reply, BaseException):
             raise reply
         if isinstance(reply, ModelResponse):
@@ -54,13 +67,13 @@ class ScriptedModel:
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer from the script."""
-        if self.latency:
+        if self.latency and self.sleep:
             time.sleep(self.latency)
         return self._reply(request)
 
     async def acomplete(self, request: ModelRequest) -> ModelResponse:
         """Answer from the script without blocking the loop."""
-        if self.latency:
+        if self.latency and self.sleep:
             await asyncio.sleep(self.latency)
         return self._reply(request)
 
@@ -72,9 +85,20 @@ _SIGHTS = ("a corridor ahead", "a door on the far wall", "an open room", "a wall
 class SeededTestModel(ScriptedModel):
     """Answer every role plausibly with seeded randomness: reproducible, offline, free."""
 
-    def __init__(self, seed: int = 0, *, latency: float = 0.0, name: str | None = None) -> None:
+    def __init__(self, seed: int = 0, *, latency: float = 0.0, sleep: bool = True, name: str | None = None) -> None:
         self._rng = random.Random(seed)
-        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency)
+        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency, sleep=sleep)
+
+    def checkpoint_state(self) -> dict[str, Any]:
+        """Return the random generator's state (and the answers given), for a trial's checkpoint."""
+        version, internal, gauss = self._rng.getstate()
+        return {"served": self.served, "rng": [version, list(internal), gauss]}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Go on from a checkpoint's state."""
+        super().restore_state(state)
+        version, internal, gauss = state["rng"]
+        self._rng.setstate((version, tuple(internal), gauss))
 
     def _answer(self, request: ModelRequest) -> str:
         rng = self._rng

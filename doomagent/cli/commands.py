@@ -1,51 +1,24 @@
-"""The `doomagent` command line: map pictures and scripted episodes."""
+"""The commands that play, draw and report: map, demo, run, report, replay, serve, recipes."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from doomagent.errors import ConfigError, DoomAgentError, UserError
+from doomagent.cli._common import AllowOutsideOption, ProfileOption, WadOption, _fail, app, err, out
+from doomagent.errors import ConfigError, DoomAgentError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from doomagent.env.config import EnvConfig
-    from doomagent.eval.runner import Event
     from doomagent.graph.runner import Decision
-    from doomagent.recipes import Recipe
-
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM/VLM agents that play Doom on the real engine.")
-# Plain text everywhere: user text (paths, hints such as `doomagent[video]`) prints literally, and lines are
-# never wrapped (a pipe or a file gets whole lines whatever the width).
-err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
-out = Console(markup=False, highlight=False, soft_wrap=True)
-
-WadOption = Annotated[Path | None, typer.Option("--wad", help="IWAD path (default: vizdoom's freedoom1.wad)")]
-AllowOutsideOption = Annotated[
-    bool,
-    typer.Option(
-        "--allow-outside-files",
-        help="let the recipe read files outside its folder (walkthrough, prompts_dir, room profile); "
-        "for recipes you trust",
-    ),
-]
-ProfileOption = Annotated[Path | None, typer.Option("--profile", help="YAML naming rooms as sector sets")]
-
-
-def _fail(exc: DoomAgentError) -> NoReturn:
-    """Print the error and its hint; exit 2 for what the user can fix, 1 for a failure at run time."""
-    err.print(Text.assemble(("error: ", "bold red"), exc.message))
-    if exc.hint:
-        err.print(Text.assemble(("hint: ", "yellow"), exc.hint))
-    raise typer.Exit(2 if isinstance(exc, UserError) else 1)
 
 
 @app.command("map")
@@ -231,107 +204,6 @@ def run(
         raise typer.Exit(1)
 
 
-@app.command("eval")
-def eval_cmd(
-    recipes: Annotated[list[str], typer.Argument(help="recipes: shipped names or YAML paths")],
-    trials: Annotated[int, typer.Option(min=1, help="trials per recipe (the paper ran 10)")] = 10,
-    workers: Annotated[int | None, typer.Option(min=1, help="worker processes (default: CPU count)")] = None,
-    out_dir: Annotated[Path, typer.Option("--out", help="eval folder; rerunning resumes it")] = Path("runs/eval"),
-    model: Annotated[str | None, typer.Option(help="LiteLLM model for planner, experts and agent")] = None,
-    vision_model: Annotated[str | None, typer.Option("--vision-model", help="LiteLLM model for vision")] = None,
-    sets: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE override for every recipe")] = None,
-    max_frames: Annotated[int | None, typer.Option("--max-frames", min=2, help="frame cap per trial")] = None,
-    seed: Annotated[int, typer.Option(help="seed of trial 0; trial i uses seed + i")] = 0,
-    allow_outside_files: AllowOutsideOption = False,
-) -> None:
-    """Play trials of recipes in parallel worker processes; rerun the same command to resume."""
-
-    from doomagent._proc import sigterm_as_interrupt
-    from doomagent.folders import disk_error, exclusive
-    from doomagent.graph.runner import check_models
-    from doomagent.recipes import load_recipe
-
-    try:
-        loaded: list[tuple[Recipe, Path | None]] = []
-        for name in recipes:
-            recipe, folder = load_recipe(
-                name,
-                overrides=sets or [],
-                model=model,
-                vision_model=vision_model,
-                max_frames=max_frames,
-                allow_outside_files=allow_outside_files,
-            )
-            recipe.walkthrough_text(folder)
-            check_models(recipe)  # a missing key or package fails here, before any worker starts
-            loaded.append((recipe, folder))
-    except DoomAgentError as exc:
-        _fail(exc)
-    try:
-        with exclusive(out_dir, "doomagent eval"), sigterm_as_interrupt():
-            results = _eval_jobs(loaded, trials, out_dir, seed, workers)
-    except KeyboardInterrupt:
-        err.print("stopped: finished trials are kept; run the same command to resume")
-        raise typer.Exit(130) from None
-    except DoomAgentError as exc:
-        _fail(exc)
-    except OSError as exc:
-        _fail(disk_error(exc))
-    failed: dict[str, str] = {}
-    for summary in results:
-        if summary.get("outcome") == "error":
-            group = f"{summary.get('recipe')} / {summary.get('model')}"
-            failed.setdefault(group, str(summary.get("error") or "the provider failed"))
-    for group, why in failed.items():
-        err.print(Text.assemble(("failed: ", "bold red"), f"{group}: {why}"))
-    if failed:
-        err.print("fix the cause, then run the same command: finished trials are kept, failed ones play again")
-        raise typer.Exit(1)
-    out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
-
-
-def _eval_jobs(
-    loaded: list[tuple[Recipe, Path | None]], trials: int, out_dir: Path, seed: int, workers: int | None
-) -> list[dict[str, object]]:
-    """Plan and play an eval's trials with a live display; return the summaries of the trials played."""
-    import os
-
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from doomagent.eval import plan_jobs, run_jobs
-
-    jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
-    total = len(jobs) + done
-    out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir}")
-    columns = [
-        TextColumn("{task.description}", markup=False),
-        BarColumn(bar_width=20),
-        TextColumn("{task.completed:.0f}/{task.total:.0f}"),
-        TextColumn("{task.fields[info]}", markup=False),
-        TimeElapsedColumn(),
-    ]
-    with Progress(*columns, console=out) as bar:
-        overall = bar.add_task("all trials", total=total, completed=done, info="")
-        running: dict[tuple[str, int], TaskID] = {}
-
-        def on_event(e: Event) -> None:
-            key = (e.group, e.trial)
-            if e.kind == "start":
-                running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames or 100_000, info="")
-            elif e.kind == "step" and key in running:
-                bar.update(running[key], completed=e.frame, info=e.info)
-            elif e.kind == "end":
-                if key in running:
-                    bar.remove_task(running.pop(key))
-                bar.advance(overall)
-                bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
-            elif e.kind == "retry":
-                bar.advance(overall, -1)
-                bar.console.print(f"{e.group} #{e.trial}: the engine died ({e.info}); playing it once more")
-
-        return run_jobs(jobs, workers=workers or min(len(jobs) or 1, os.cpu_count() or 1), on_event=on_event)
-
-
 @app.command()
 def report(
     folders: Annotated[list[Path], typer.Argument(help="eval or run folders")],
@@ -370,7 +242,6 @@ def report(
 
 def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:
     """Play (or resume) reference-navigator trials on the same map, for the ceiling row."""
-    import os
 
     from doomagent.eval import plan_jobs, run_jobs
     from doomagent.recipes import Recipe
@@ -473,22 +344,3 @@ def recipes_show(name: Annotated[str, typer.Argument(help="a shipped recipe's na
     if name not in found:
         _fail(ConfigError(f"no shipped recipe named {name!r}", hint=f"shipped: {', '.join(found)}"))
     sys.stdout.write(found[name].read_text(encoding="utf-8"))
-
-
-def main() -> None:
-    """Run the command line, turning stray user errors into exit code 2."""
-    code: int = 0
-    try:
-        app(standalone_mode=True)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except DoomAgentError as exc:  # pragma: no cover - commands catch their own
-        err.print(f"error: {exc}")
-        code = 2
-    from doomagent.env.doom_env import abandoned_engines
-
-    if abandoned_engines():  # an engine died: leave without the destructor that would wait on it
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)

@@ -1,0 +1,31 @@
+"""The `doomagent` command line: map pictures, runs, evals, reports, replays and the live view."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from doomagent.cli import commands, evaluate  # noqa: F401  (they add their commands to the app)
+from doomagent.cli._common import app, err
+from doomagent.errors import DoomAgentError
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Run the command line, turning stray user errors into exit code 2."""
+    code: int = 0
+    try:
+        app(standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except DoomAgentError as exc:  # pragma: no cover - commands catch their own
+        err.print(f"error: {exc}")
+        code = 2
+    from doomagent.env.doom_env import abandoned_engines
+
+    if abandoned_engines():  # an engine died: leave without the destructor that would wait on it
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

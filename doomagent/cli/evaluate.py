@@ -1,0 +1,187 @@
+"""`doomagent eval`: many trials of many recipes, on local workers or a Ray cluster, resumably."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.text import Text
+
+from doomagent.cli._common import AllowOutsideOption, _fail, app, err, out
+from doomagent.errors import ConfigError, DoomAgentError
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from doomagent.eval.runner import EvalLimits, EvalResult, Event
+    from doomagent.limits import RateLimit
+    from doomagent.recipes import Recipe
+
+
+@app.command("eval")
+def eval_cmd(
+    recipes: Annotated[list[str], typer.Argument(help="recipes: shipped names or YAML paths")],
+    trials: Annotated[int, typer.Option(min=1, help="trials per recipe (the paper ran 10)")] = 10,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="trials at once (default: CPU count here, the cluster's CPUs on Ray)")
+    ] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="eval folder; rerunning resumes it")] = Path("runs/eval"),
+    model: Annotated[str | None, typer.Option(help="LiteLLM model for planner, experts and agent")] = None,
+    vision_model: Annotated[str | None, typer.Option("--vision-model", help="LiteLLM model for vision")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE override for every recipe")] = None,
+    max_frames: Annotated[int | None, typer.Option("--max-frames", min=2, help="frame cap per trial")] = None,
+    seed: Annotated[int, typer.Option(help="seed of trial 0; trial i uses seed + i")] = 0,
+    backend: Annotated[str, typer.Option(help="local (worker processes) or ray (a Ray cluster)")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster: auto (the one running here) or ray://host:10001; none: start one")
+    ] = None,
+    rate_limits: Annotated[
+        list[str] | None,
+        typer.Option("--rate-limit", help="MODEL=LIMIT shared by all workers, e.g. gpt-4o=500/min,30000tok/min"),
+    ] = None,
+    max_cost: Annotated[float | None, typer.Option("--max-cost", min=0.0, help="US dollars for the whole eval")] = None,
+    max_calls: Annotated[int | None, typer.Option("--max-calls", min=1, help="model calls for the whole eval")] = None,
+    allow_outside_files: AllowOutsideOption = False,
+) -> None:
+    """Play trials of recipes in parallel (local workers or Ray); rerun the same command to resume."""
+    from doomagent._proc import sigterm_as_interrupt
+    from doomagent.eval.runner import EvalLimits, rate_limits_of
+    from doomagent.folders import disk_error, exclusive
+    from doomagent.graph.runner import check_models
+    from doomagent.recipes import load_recipe
+
+    try:
+        if backend not in ("local", "ray"):
+            raise ConfigError(f"--backend {backend!r} is not local or ray")
+        if address is not None and backend != "ray":
+            raise ConfigError("--address is for the ray backend", hint="add --backend ray")
+        loaded: list[tuple[Recipe, Path | None]] = []
+        for name in recipes:
+            recipe, folder = load_recipe(
+                name,
+                overrides=sets or [],
+                model=model,
+                vision_model=vision_model,
+                max_frames=max_frames,
+                allow_outside_files=allow_outside_files,
+            )
+            recipe.walkthrough_text(folder)
+            check_models(recipe)  # a missing key or package fails here, before any worker starts
+            loaded.append((recipe, folder))
+        limits = EvalLimits(
+            rate_limits=rate_limits_of([r for r, _ in loaded], _read_rate_limits(rate_limits or [])),
+            max_cost=max_cost or None,
+            max_calls=max_calls,
+        )
+    except DoomAgentError as exc:
+        _fail(exc)
+    try:
+        with exclusive(out_dir, "doomagent eval"), sigterm_as_interrupt():
+            result = _eval_jobs(loaded, trials, out_dir, seed, workers, backend, address, limits)
+    except KeyboardInterrupt:
+        err.print("stopped: finished trials are kept, cut ones go on from their checkpoints; run the same command")
+        raise typer.Exit(130) from None
+    except DoomAgentError as exc:
+        _fail(exc)
+    except OSError as exc:
+        _fail(disk_error(exc))
+    failed: dict[str, str] = {}
+    for summary in result.summaries:
+        if summary.get("outcome") == "error":
+            group = f"{summary.get('recipe')} / {summary.get('model')}"
+            failed.setdefault(group, str(summary.get("error") or "the provider failed"))
+    for group, why in failed.items():
+        err.print(Text.assemble(("failed: ", "bold red"), f"{group}: {why}"))
+    if failed:
+        err.print("fix the cause, then run the same command: finished trials are kept, failed ones play again")
+        raise typer.Exit(1)
+    if result.spent:
+        spent = result.spent
+        out.print(
+            f"spent ${spent.get('cost', 0):.4f} in {spent.get('calls', 0)} calls; "
+            f"{spent.get('rate_limit_waits', 0)} requests held {spent.get('rate_limit_wait_s', 0):.1f} s by rate limits"
+        )
+    if result.cut:
+        out.print(f"cut: the eval's budget is spent; {result.not_started} trials not started (see {out_dir}/eval.json)")
+    out.print(f"done: {out_dir}; next: doomagent report {out_dir}")
+
+
+def _read_rate_limits(specs: list[str]) -> dict[str, RateLimit]:
+    """Read `MODEL=LIMIT` options."""
+    from doomagent.limits import RateLimit
+
+    found: dict[str, RateLimit] = {}
+    for spec in specs:
+        model, sep, limit = spec.rpartition("=")
+        if not sep or not model or not limit:
+            raise ConfigError(f"--rate-limit {spec!r} is not MODEL=LIMIT", hint="e.g. --rate-limit gpt-4o=500/min")
+        found[model] = RateLimit.parse(limit)
+    return found
+
+
+def _eval_jobs(
+    loaded: list[tuple[Recipe, Path | None]],
+    trials: int,
+    out_dir: Path,
+    seed: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
+    limits: EvalLimits,
+) -> EvalResult:
+    """Plan and play an eval's trials with a live display; return what was played."""
+    import os
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doomagent.eval import plan_jobs
+    from doomagent.eval.runner import run_eval
+
+    jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
+    total = len(jobs) + done
+    where = "on Ray" + (f" at {address}" if address else "") if backend == "ray" else "on local workers"
+    out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir} {where}")
+    for model, limit in limits.rate_limits.items():
+        out.print(f"rate limit for {model}: {limit.describe()} across all workers")
+    columns = [
+        TextColumn("{task.description}", markup=False),
+        BarColumn(bar_width=20),
+        TextColumn("{task.completed:.0f}/{task.total:.0f}"),
+        TextColumn("{task.fields[info]}", markup=False),
+        TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=out) as bar:
+        overall = bar.add_task("all trials", total=total, completed=done, info="")
+        running: dict[tuple[str, int], TaskID] = {}
+
+        def on_event(e: Event) -> None:
+            key = (e.group, e.trial)
+            if e.kind == "start":
+                if key not in running:
+                    running[key] = bar.add_task(f"{e.group} #{e.trial}", total=e.max_frames or 100_000, info="")
+            elif e.kind == "step" and key in running:
+                bar.update(running[key], completed=e.frame, info=e.info)
+            elif e.kind == "end":
+                if key in running:
+                    bar.remove_task(running.pop(key))
+                bar.advance(overall)
+                bar.console.print(f"{e.group} #{e.trial}: {e.info} after {e.frame} frames")
+            elif e.kind == "retry":
+                if key in running:
+                    bar.remove_task(running.pop(key))
+                bar.console.print(f"{e.group} #{e.trial}: {e.info}; playing it again")
+            elif e.kind == "cut":
+                bar.console.print(f"{e.group} #{e.trial}: {e.info}")
+
+        if workers is None and backend != "ray":  # Ray: the cluster's CPUs
+            workers = min(len(jobs) or 1, os.cpu_count() or 1)
+        return run_eval(
+            jobs,
+            workers=workers,
+            on_event=on_event,
+            backend="ray" if backend == "ray" else "local",
+            address=address,
+            limits=limits,
+            out=out_dir,
+        )

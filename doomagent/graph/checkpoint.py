@@ -1,0 +1,178 @@
+"""Checkpoints of a trial in progress, so that a trial killed mid-way resumes instead of starting over.
+
+A checkpoint lives in `<trial>/checkpoint/`:
+
+- `graph.sqlite`: the graph state after the decision, stored by LangGraph's SqliteSaver (one checkpoint,
+  thread `trial`; its metadata names the decision);
+- `meta.json`, written last (the commit point): the decision and frame, where the player stood, the byte
+  length of each log (steps.jsonl, calls.jsonl, ...), usage so far, the path walked, the seed and the
+  state of models that keep one (the seeded test model's random generator).
+
+Resuming truncates the logs to those lengths (decisions after the checkpoint are played again, with their
+model calls), restarts the engine with the trial's seed and replays the logged decisions' inputs into it.
+The engine is deterministic, so it reaches the checkpoint's exact state, checked against the recorded
+frame, position and health; its demo recording restarts at tic 0 and so covers the whole trial.
+(ViZDoom's own save games are not used: a game loaded from one applies the first tic's movement
+differently from the game that saved it, so a resumed trial would drift from an unbroken one.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doomagent.errors import ConfigError
+
+FOLDER = "checkpoint"
+_CONFIG = {"configurable": {"thread_id": "trial", "checkpoint_ns": ""}}
+_VERSION = 1
+
+
+@dataclass
+class Checkpoint:
+    """What a trial needs to go on from a decision."""
+
+    decision: int
+    frame: int
+    seed: int
+    position: tuple[float, float]
+    health: int
+    offsets: dict[str, int]  # log file name -> byte length at the checkpoint
+    usage: dict[str, Any]
+    path_length: float
+    models: dict[str, Any] = field(default_factory=dict)  # role -> state of a model that keeps one
+    state: dict[str, Any] = field(default_factory=dict)  # the graph state
+    resumes: int = 0  # times the trial has gone on from a checkpoint so far
+
+
+def has_checkpoint(trial: Path) -> bool:
+    """Return True if a trial folder holds a complete checkpoint."""
+    return (trial / FOLDER / "meta.json").is_file() and (trial / FOLDER / "graph.sqlite").is_file()
+
+
+def _saver(path: Path) -> Any:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+
+
+def log_lengths(trial: Path) -> dict[str, int]:
+    """Return the byte length of each log of a trial folder."""
+    return {p.name: p.stat().st_size for p in sorted(trial.glob("*.jsonl"))}
+
+
+def save_checkpoint(trial: Path, checkpoint: Checkpoint) -> None:
+    """Write a checkpoint atomically: the graph state first, then meta.json, which makes it count."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from doomagent.summary import write_json
+
+    folder = trial / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / "graph.sqlite.tmp"
+    tmp.unlink(missing_ok=True)
+    saved = empty_checkpoint()
+    saved["channel_values"] = checkpoint.state
+    saver = _saver(tmp)
+    try:
+        saver.put(_CONFIG, saved, {"source": "update", "step": checkpoint.decision}, {})
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"the graph state cannot be checkpointed: {exc}",
+            hint="keep state values JSON-like (numbers, strings, lists, dicts, pydantic models), "
+            "or turn checkpoints off with checkpoint_every: null",
+        ) from exc
+    finally:
+        saver.conn.close()
+    os.replace(tmp, folder / "graph.sqlite")
+    meta = {
+        "version": _VERSION,
+        "decision": checkpoint.decision,
+        "frame": checkpoint.frame,
+        "seed": checkpoint.seed,
+        "position": list(checkpoint.position),
+        "health": checkpoint.health,
+        "offsets": checkpoint.offsets,
+        "usage": checkpoint.usage,
+        "path_length": checkpoint.path_length,
+        "models": checkpoint.models,
+        "resumes": checkpoint.resumes,
+    }
+    write_json(folder / "meta.json", meta)
+
+
+def load_checkpoint(trial: Path, state_class: type | None = None) -> Checkpoint | None:
+    """Return the trial's checkpoint, or None if it has none (or only a torn one)."""
+    import json
+
+    if not has_checkpoint(trial):
+        return None
+    folder = trial / FOLDER
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if meta.get("version") != _VERSION:
+        return None
+    for name, length in meta["offsets"].items():
+        log = trial / name
+        if not log.is_file() or log.stat().st_size < length:
+            return None  # a log lost lines the checkpoint counts on
+    saver = _saver(folder / "graph.sqlite")
+    try:
+        found = saver.get_tuple({"configurable": {"thread_id": "trial"}})
+    except sqlite3.DatabaseError:
+        found = None
+    finally:
+        saver.conn.close()
+    if found is None or found.metadata.get("step") != meta["decision"]:
+        return None  # the state belongs to another checkpoint than meta.json: not a whole one
+    state = dict(found.checkpoint["channel_values"])
+    _restore_tuples(state, state_class)
+    return Checkpoint(
+        decision=int(meta["decision"]),
+        frame=int(meta["frame"]),
+        seed=int(meta["seed"]),
+        position=(float(meta["position"][0]), float(meta["position"][1])),
+        health=int(meta["health"]),
+        offsets={str(k): int(v) for k, v in meta["offsets"].items()},
+        usage=dict(meta["usage"]),
+        path_length=float(meta["path_length"]),
+        models=dict(meta.get("models") or {}),
+        state=state,
+        resumes=int(meta.get("resumes", 0)),
+    )
+
+
+def _restore_tuples(state: dict[str, Any], state_class: type | None) -> None:
+    # The serializer stores tuples as lists; give keys declared as tuples their type back, so prompts
+    # that print them read the same after a resume.
+    if state_class is None:
+        return
+    with contextlib.suppress(Exception):
+        hints = typing.get_type_hints(state_class)
+        for key, hint in hints.items():
+            if typing.get_origin(hint) is tuple and isinstance(state.get(key), list):
+                state[key] = tuple(state[key])
+
+
+def truncate_logs(trial: Path, offsets: dict[str, int]) -> None:
+    """Cut each log back to its length at the checkpoint; logs begun after it are removed."""
+    for path in trial.glob("*.jsonl"):
+        length = offsets.get(path.name)
+        if length is None:
+            path.unlink()
+            continue
+        with path.open("r+b") as handle:
+            handle.truncate(length)
+
+
+def clear_checkpoint(trial: Path) -> None:
+    """Remove a finished trial's checkpoint."""
+    shutil.rmtree(trial / FOLDER, ignore_errors=True)
