@@ -2,18 +2,21 @@
 
 One `Coordinator` holds them. A single run uses it in-process; an eval serves it to its worker processes
 (a multiprocessing manager) or to its Ray tasks (an actor), so that all workers draw from one allowance.
-A worker asks for a start time before each request (`reserve`) and sleeps until then: reservations are
-spaced so that no window of the limit ever holds more requests or tokens than allowed, whatever the
-number of workers, and a provider's 429 becomes the exception rather than the rule.
+A worker asks before each request (`reserve`): the holder grants it at once or says how long to wait
+before asking again, and the worker says when the answer came (`release`). No window at the provider ever
+holds more requests or tokens than allowed, whatever the number of workers, and a provider's 429 becomes
+the exception rather than the rule.
 """
 
 from __future__ import annotations
 
-import collections
+import contextlib
+import itertools
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,8 +74,13 @@ class RateLimit(BaseModel):
 class Limits(Protocol):
     """What a trial asks of the eval's limits (a Coordinator, or a client of one in another process)."""
 
-    def reserve(self, model: str, tokens: int) -> float:
-        """Return how many seconds to wait before sending a request of about `tokens` tokens to `model`."""
+    def reserve(self, model: str, tokens: int) -> tuple[float, int]:
+        """Ask to send a request of about `tokens` tokens to `model`: (0, ticket) when it may go now,
+        else (seconds to wait before asking again, -1)."""
+        ...
+
+    def release(self, model: str, ticket: int) -> None:
+        """Say that the request of `ticket` got its answer (or failed)."""
         ...
 
     def charge(self, calls: int, cost: float) -> None:
@@ -84,11 +92,20 @@ class Limits(Protocol):
         ...
 
 
+@dataclass
+class _Sent:
+    at: float  # granted
+    tokens: int
+    done: float | None = None  # answered; None while in flight
+
+
 class Coordinator:
     """The one holder of an eval's rate limits and budget; thread-safe.
 
-    `margin_s` widens each window a little, so that requests leaving at their reserved times still arrive
-    no closer together than the window at the provider (network and scheduling jitter).
+    A granted request counts against its window from the grant until one window after its answer: it
+    reaches the provider somewhere in between, so the provider never sees more than the limit in any
+    window, however late a worker sends after its grant. The price: the achieved rate is the limit per
+    (window + latency). A request never released (its worker died) stops counting after `stale_s`.
     """
 
     def __init__(
@@ -97,44 +114,54 @@ class Coordinator:
         *,
         max_cost: float | None = None,
         max_calls: int | None = None,
-        margin_s: float | None = None,
+        stale_s: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limits = dict(limits or {})
+        self.clock = clock
         self.max_cost = max_cost
         self.max_calls = max_calls
-        self.margin_s = margin_s
+        self.stale_s = stale_s
         self.calls = 0
         self.cost = 0.0
-        self.waits = 0
+        self.waits = 0  # times a request was told to wait (one request may be told more than once)
         self.wait_s = 0.0
         self._lock = threading.Lock()
-        self._slots: dict[str, collections.deque[tuple[float, int]]] = {}
+        self._sent: dict[str, dict[int, _Sent]] = {}
+        self._tickets = itertools.count(1)
 
-    def reserve(self, model: str, tokens: int) -> float:
-        """Return the wait before a request to `model` may leave, and book its slot."""
+    def reserve(self, model: str, tokens: int) -> tuple[float, int]:
+        """Grant a request to `model` now, or say how long to wait before asking again."""
         limit = self.limits.get(model)
         if limit is None:
-            return 0.0
-        window = limit.window_s + (self.margin_s if self.margin_s is not None else max(0.1, 0.01 * limit.window_s))
+            return 0.0, 0
+        window = limit.window_s
         with self._lock:
-            now = time.monotonic()
-            slots = self._slots.setdefault(model, collections.deque())
-            while slots and slots[0][0] <= now - window:
-                slots.popleft()
-            start = max(now, slots[-1][0]) if slots else now
-            while True:
-                live = [s for s in slots if s[0] > start - window]
-                over_requests = limit.requests is not None and len(live) >= limit.requests
-                over_tokens = limit.tokens is not None and live and sum(t for _, t in live) + tokens > limit.tokens
-                if not (over_requests or over_tokens):
-                    break
-                start = live[0][0] + window  # wait until the oldest booking in the window leaves it
-            slots.append((start, tokens))
-            delay = start - now
-            if delay > 0:
-                self.waits += 1
-                self.wait_s += delay
-            return delay
+            now = self.clock()
+            sent = self._sent.setdefault(model, {})
+            for ticket, s in list(sent.items()):  # gone: answered a window ago, or lost long ago
+                if (s.done is not None and s.done <= now - window) or (s.done is None and s.at < now - self.stale_s):
+                    del sent[ticket]
+            over_requests = limit.requests is not None and len(sent) >= limit.requests
+            over_tokens = (
+                limit.tokens is not None and bool(sent) and sum(s.tokens for s in sent.values()) + tokens > limit.tokens
+            )
+            if not (over_requests or over_tokens):
+                ticket = next(self._tickets)
+                sent[ticket] = _Sent(now, tokens)
+                return 0.0, ticket
+            answered = [s.done + window - now for s in sent.values() if s.done is not None]
+            wait = max(min(answered), 0.001) if answered else min(window, 0.5)  # all in flight: ask again soon
+            self.waits += 1
+            self.wait_s += wait
+            return wait, -1
+
+    def release(self, model: str, ticket: int) -> None:
+        """Start the window of a granted request from its answer."""
+        with self._lock:
+            sent = self._sent.get(model, {}).get(ticket)
+            if sent is not None:
+                sent.done = self.clock()
 
     def charge(self, calls: int, cost: float) -> None:
         """Count calls and cost against the budget."""
@@ -162,9 +189,19 @@ class Coordinator:
             }
 
 
-def wait_for_slot(limits: Limits, model: str, tokens: int) -> float:
-    """Reserve a slot and sleep until it; return the seconds waited."""
-    delay = limits.reserve(model, tokens)
-    if delay > 0:
+@contextlib.contextmanager
+def slot(limits: Limits, model: str, tokens: int) -> Iterator[float]:
+    """Wait until the limits grant a request, then hold the grant while the request runs; yields the
+    seconds waited."""
+    waited = 0.0
+    while True:
+        delay, ticket = limits.reserve(model, tokens)
+        if delay <= 0:
+            break
         time.sleep(delay)
-    return max(delay, 0.0)
+        waited += delay
+    try:
+        yield waited
+    finally:
+        if ticket > 0:
+            limits.release(model, ticket)

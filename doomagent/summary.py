@@ -102,6 +102,8 @@ class TrialResult(BaseModel):
             "room_frames": self.room_frames,
             "final_position": [round(v, 2) for v in self.final_position],
             "path_length": round(self.path_length, 2),
+            "wait_frames": self.wait_frames,
+            "resumes": self.resumes,
             "usage": self.usage.as_dict(),
             "totals": totals,
             "env": self.env,

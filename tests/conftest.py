@@ -36,6 +36,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # The engine tier: modules whose tests all play the real engine (others mark single tests `engine`).
 ENGINE_MODULES = {
+    "test_checkpoint",
     "test_cli_run",
     "test_docs",
     "test_env",
@@ -46,6 +47,8 @@ ENGINE_MODULES = {
     "test_local_model",
     "test_paper_recipes",
     "test_perception",
+    "test_realtime",
+    "test_scale",
 }
 
 

@@ -354,7 +354,7 @@ def test_an_engine_that_dies_ends_the_trial_and_eval_plays_it_once_more(tmp_path
     os.kill(engine, signal.SIGKILL)
     output, _ = proc.communicate(timeout=300)
     assert proc.returncode == 0, output.decode()
-    assert b"playing it once more" in output
+    assert b"playing it again" in output
     (summary,) = [json.loads(p.read_text()) for p in out.rglob("summary.json")]
     assert summary["outcome"] == "max_frames" and summary["frames"] == 300
 

@@ -180,6 +180,7 @@ def run(
                         recipe_dir=recipe_dir,
                         on_progress=show,
                         full_prompts=full_prompts,
+                        resume=True,  # a cut trial that plan_run kept goes on from its checkpoint
                     )
                     results.append(result)
                     if result.outcome == "error":

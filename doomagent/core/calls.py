@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from doomagent.core.usage import RoleUsage, Usage
 from doomagent.errors import FatalProviderError, RunError
-from doomagent.limits import Limits, wait_for_slot
+from doomagent.limits import Limits, slot
 from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse, ProviderError
 
 if TYPE_CHECKING:
@@ -39,21 +40,22 @@ def _safe(response: ModelResponse) -> ModelResponse:
 class RoleGate:
     """Hold each request to one model until the shared rate limit has room; count the waits in usage.
 
-    A model with a `gate` attribute (LiteLLMModel) calls it before every attempt, retries included;
-    for any other model `call_model` calls it once per call.
+    A model with a `gate` attribute (LiteLLMModel) sends every attempt inside `with gate(request)`,
+    retries included; for any other model `call_model` wraps the whole call.
     """
 
     limits: Limits
     key: str  # the model's name in the limits
     usage: Usage
 
-    def __call__(self, request: ModelRequest) -> float:
-        """Wait for a slot; return the seconds waited."""
+    @contextlib.contextmanager
+    def __call__(self, request: ModelRequest) -> Iterator[float]:
+        """Wait for a slot and hold it while the request runs; yield the seconds waited."""
         tokens = len(request.text()) // 4 + request.max_tokens
-        waited = wait_for_slot(self.limits, self.key, tokens)
-        if waited > 0:
-            self.usage.add(request.role, RoleUsage(rate_waits=1, rate_wait_s=waited))
-        return waited
+        with slot(self.limits, self.key, tokens) as waited:
+            if waited > 0:
+                self.usage.add(request.role, RoleUsage(rate_waits=1, rate_wait_s=waited))
+            yield waited
 
 
 def call_model(
@@ -65,13 +67,16 @@ def call_model(
     answer is logged as a failure of that type too.
     """
     model = ctx.model(model_role)
+    gate: contextlib.AbstractContextManager[float] = contextlib.nullcontext(0.0)
     if ctx.limits is not None and getattr(model, "gate", None) is None:
-        RoleGate(ctx.limits, ctx.limit_key(model_role), ctx.usage)(request)
-    start = time.perf_counter()
+        gate = RoleGate(ctx.limits, ctx.limit_key(model_role), ctx.usage)(request)
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
+    start = time.perf_counter()
     try:
-        response = _safe(model.complete(request))
+        with gate as held:
+            start += held  # time held back by the rate limit is not the model's latency
+            response = _safe(model.complete(request))
     except ProviderError as exc:
         error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
     except RunError as exc:
@@ -81,7 +86,8 @@ def call_model(
         failure = check(response.text)
         if failure is not None:
             error = {"type": failure, "message": f"unusable answer: {response.text[:200]!r}"}
-    latency = response.latency_s if response and response.latency_s else time.perf_counter() - start
+    measured = time.perf_counter() - start
+    latency = response.latency_s if response is not None and response.latency_s is not None else measured
     ctx.log.call(
         {
             "role": request.role,

@@ -6,7 +6,6 @@ import multiprocessing
 import os
 import queue
 import secrets
-import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing.managers import BaseManager
 from pathlib import Path
@@ -16,41 +15,43 @@ from doomagent._proc import die_with_parent
 from doomagent.eval.runner import EvalLimits, Event, Finished, Job
 from doomagent.limits import Coordinator, Limits
 
-_SERVED: Coordinator | None = None  # in the eval's process: the limits its manager serves
+_SERVED: Coordinator | None = None  # in the limits server's process: the one Coordinator of the eval
 
 
-def _served() -> Coordinator:
+def _served(limits: EvalLimits | None = None) -> Coordinator:
+    """Return the eval's Coordinator, made from `limits` by the eval's first call (workers pass none)."""
+    global _SERVED
+    if limits is not None:
+        _SERVED = limits.coordinator()
     assert _SERVED is not None
     return _SERVED
 
 
 class _LimitsManager(BaseManager):
-    """Serves the eval's Coordinator to its worker processes over a local socket."""
+    """Serves the eval's Coordinator, from a process of its own, to the eval and its workers."""
 
 
-_LimitsManager.register("limits", callable=_served, exposed=("reserve", "charge", "exhausted", "spent"))
+_LimitsManager.register("limits", callable=_served, exposed=("reserve", "release", "charge", "exhausted", "spent"))
 
 
 class LocalBackend:
     """Play trials in a pool of worker processes (a fork server that preloaded the engine and graph)."""
 
     def __init__(self, *, workers: int, limits: EvalLimits) -> None:
-        global _SERVED
         self.limits: Limits | None = None
         self.capacity = max(1, workers)
         address: tuple[str, int] | None = None
         key = secrets.token_bytes(16)
-        self._server: Any = None
-        if limits.active:
-            _SERVED = self.limits = limits.coordinator()
-            manager = _LimitsManager(address=("127.0.0.1", 0), authkey=key)
-            self._server = manager.get_server()
-            address = self._server.address
-            threading.Thread(target=self._server.serve_forever, name="eval-limits", daemon=True).start()
+        self._manager: _LimitsManager | None = None
         # Workers start in milliseconds from a fork server that imported the heavy modules once, with no
         # engine or thread state inherited from this process (as plain fork would).
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["doomagent.graph", "doomagent.nodes", "doomagent.env", "vizdoom"])
+        if limits.active:
+            self._manager = _LimitsManager(address=("127.0.0.1", 0), authkey=key, ctx=ctx)
+            self._manager.start(initializer=die_with_parent)
+            self.limits = self._manager.limits(limits)  # type: ignore[attr-defined]
+            address = self._manager.address  # type: ignore[assignment]
         self._events = ctx.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=max(1, workers),
@@ -83,8 +84,8 @@ class LocalBackend:
     def close(self) -> None:
         """Stop the workers and the limits server."""
         self._pool.shutdown(wait=not self._running, cancel_futures=True)
-        if self._server is not None:
-            self._server.stop_event.set()
+        if self._manager is not None:
+            self._manager.shutdown()
 
 
 _EVENTS: Any = None  # in a worker: the queue back to the eval

@@ -106,6 +106,7 @@ class Summary:
     spl: float  # success weighted by path length
     wait_rate: float  # WAIT fallbacks per decision
     mean_frames: float
+    mean_wait_frames: float = 0.0  # real-time protocol: frames per trial the game ran while the model thought
 
 
 def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_length: float) -> Summary:
@@ -130,6 +131,7 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
         spl=spl / n,
         wait_rate=sum(t.waits for t in trials) / decisions if decisions else 0.0,
         mean_frames=sum(t.frames for t in trials) / n,
+        mean_wait_frames=sum(t.wait_frames for t in trials) / n,
     )
 
 
@@ -143,6 +145,8 @@ class RoleStats:
     output_tokens: int
     cost: float
     mean_latency_s: float
+    rate_waits: int = 0  # requests the eval's shared rate limit held back
+    rate_wait_s: float = 0.0
 
 
 def usage_by_role(trials: Iterable[TrialRecord]) -> dict[str, RoleStats]:
@@ -156,6 +160,8 @@ def usage_by_role(trials: Iterable[TrialRecord]) -> dict[str, RoleStats]:
             output_tokens=u.output_tokens,
             cost=u.cost,
             mean_latency_s=u.latency_s / u.calls if u.calls else math.nan,
+            rate_waits=u.rate_waits,
+            rate_wait_s=u.rate_wait_s,
         )
         for role, u in sorted(total.roles.items())
     }

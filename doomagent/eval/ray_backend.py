@@ -53,8 +53,12 @@ class _Hub:
         self._events: list[Event] = []
         self._files: list[tuple[str, Delta]] = []
 
-    def reserve(self, model: str, tokens: int) -> float:
-        return self._coordinator.reserve(model, tokens) if self._coordinator else 0.0
+    def reserve(self, model: str, tokens: int) -> tuple[float, int]:
+        return self._coordinator.reserve(model, tokens) if self._coordinator else (0.0, 0)
+
+    def release(self, model: str, ticket: int) -> None:
+        if self._coordinator:
+            self._coordinator.release(model, ticket)
 
     def charge(self, calls: int, cost: float) -> None:
         if self._coordinator:
@@ -87,8 +91,12 @@ class _HubLimits:
     def __init__(self, hub: Any) -> None:
         self._hub = hub
 
-    def reserve(self, model: str, tokens: int) -> float:
-        return float(_ray().get(self._hub.reserve.remote(model, tokens)))
+    def reserve(self, model: str, tokens: int) -> tuple[float, int]:
+        wait, ticket = _ray().get(self._hub.reserve.remote(model, tokens))
+        return float(wait), int(ticket)
+
+    def release(self, model: str, ticket: int) -> None:
+        _ray().get(self._hub.release.remote(model, ticket))  # counted before this worker's next request
 
     def charge(self, calls: int, cost: float) -> None:
         self._hub.charge.remote(calls, cost)  # ordered after this task's earlier calls; no need to wait

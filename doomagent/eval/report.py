@@ -257,6 +257,19 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
             f" {sum(t.unreadable for t in cut)} step-log line(s) in {len(cut)} trial(s) could not be read (a line cut"
             f" by a crash) and were left out: {', '.join(str(t.folder) for t in cut[:5])}."
         )
+    waiting = [r for r in rows if r.summary is not None and r.summary.mean_wait_frames > 0]
+    if waiting:
+        notes += (
+            " Real-time protocol: "
+            + "; ".join(
+                f"{r.label} spent {r.summary.mean_wait_frames:.0f} of {r.summary.mean_frames:.0f} frames per trial "
+                "waiting for its model"
+                for r in waiting
+                if r.summary is not None
+            )
+            + "."
+        )
+    notes += _cut_note(folders)
     audits = audit_markdown(rows)
     (out / "report.md").write_text(
         f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n",
@@ -286,6 +299,27 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
     return out
 
 
+def _cut_note(folders: list[Path]) -> str:
+    """Return a sentence for each eval folder whose eval-wide budget cut it short (from its eval.json)."""
+    notes = ""
+    for folder in folders:
+        try:
+            record = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        if record.get("cut") or record.get("cut_before"):
+            caps = ", ".join(
+                f"{name} {record[key]}"
+                for key, name in (("max_cost", "--max-cost"), ("max_calls", "--max-calls"))
+                if record.get(key) is not None
+            )
+            notes += (
+                f" The eval in {folder} was cut by its budget ({caps or 'eval-wide'}): trials that reached it ended"
+                f" with outcome `budget`, {record.get('not_started', 0)} never started."
+            )
+    return notes
+
+
 def audit_markdown(rows: list[Row]) -> str:
     """Return the Vision audit per row (hallucination rate against engine truth), or '' if none."""
     scored = [r for r in rows if r.audit.get("calls")]
@@ -301,8 +335,9 @@ def audit_markdown(rows: list[Row]) -> str:
 def usage_markdown(rows: list[Row]) -> str:
     """Return model use per role as a Markdown table."""
     lines = [
-        "| Row | Role | Calls | Errors | Tokens in | Tokens out | Cost $ | Mean latency s | WAIT rate |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Row | Role | Calls | Errors | Tokens in | Tokens out | Cost $ | Mean latency s | Rate-limit waits "
+        "| WAIT rate |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row.summary is None:
@@ -311,7 +346,7 @@ def usage_markdown(rows: list[Row]) -> str:
             latency = "" if math.isnan(u.mean_latency_s) else f"{u.mean_latency_s:.3f}"
             lines.append(
                 f"| {row.label} | {role} | {u.calls} | {u.errors} | {u.input_tokens} | {u.output_tokens} | "
-                f"{u.cost:.4f} | {latency} | {row.summary.wait_rate:.1%} |"
+                f"{u.cost:.4f} | {latency} | {u.rate_waits} ({u.rate_wait_s:.1f} s) | {row.summary.wait_rate:.1%} |"
             )
     return "\n".join(lines)
 

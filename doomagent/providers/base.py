@@ -75,7 +75,7 @@ class ModelResponse:
 
     text: str
     model: str
-    latency_s: float = 0.0
+    latency_s: float | None = None  # as the provider reports it; None: the caller measures it
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None

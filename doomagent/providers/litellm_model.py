@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
@@ -47,8 +49,12 @@ class LiteLLMModel:
         self.name = settings.model
         self._api_key = self._resolve_key()
         self._structured = self._structured_mode()
-        # Set by the runner when an eval shares rate limits: called before every attempt, returns seconds held.
-        self.gate: Callable[[ModelRequest], float] | None = None
+        # Set by the runner when an eval shares rate limits: every attempt runs inside `with gate(request)`,
+        # which waits for the limit's grant (yielding the seconds waited) and holds it until the answer.
+        self.gate: Callable[[ModelRequest], AbstractContextManager[float]] | None = None
+
+    def _gated(self, request: ModelRequest) -> AbstractContextManager[float]:
+        return self.gate(request) if self.gate is not None else contextlib.nullcontext(0.0)
 
     def _resolve_key(self) -> str | None:
         s = self.settings
@@ -130,9 +136,8 @@ class LiteLLMModel:
         held = 0.0  # seconds the shared rate limit held the attempts back: not the provider's latency
         try:
             for attempt in self._retrying(Retrying):
-                with attempt:
-                    if self.gate is not None:
-                        held += self.gate(request)
+                with attempt, self._gated(request) as waited:
+                    held += waited
                     response = litellm.completion(**kwargs)
         except Exception as exc:
             raise self._error(exc) from exc
@@ -147,9 +152,12 @@ class LiteLLMModel:
         try:
             async for attempt in self._retrying(AsyncRetrying):
                 with attempt:
-                    if self.gate is not None:
-                        held += await asyncio.to_thread(self.gate, request)
-                    response = await litellm.acompletion(**kwargs)
+                    gate = self._gated(request)
+                    held += await asyncio.to_thread(gate.__enter__)
+                    try:
+                        response = await litellm.acompletion(**kwargs)
+                    finally:
+                        gate.__exit__(None, None, None)
         except Exception as exc:
             raise self._error(exc) from exc
         return self._response(response, time.perf_counter() - start - held, _constrained(kwargs))

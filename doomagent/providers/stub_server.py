@@ -30,6 +30,7 @@ class Received:
     path: str
     body: Body
     headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)  # when it arrived (for rate-limit checks)
 
 
 FAULTS = ("server_error", "rate_limit", "timeout", "disconnect", "malformed_json", "empty", "garbage", "off_schema")
