@@ -49,6 +49,7 @@ ENGINE_MODULES = {
     "test_perception",
     "test_realtime",
     "test_scale",
+    "test_watch",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from doomagent.cli import commands, evaluate  # noqa: F401  (they add their commands to the app)
+from doomagent.cli import commands, evaluate, watch  # noqa: F401  (they add their commands to the app)
 from doomagent.cli._common import app, err
 from doomagent.errors import DoomAgentError
 

@@ -259,6 +259,35 @@ class DoomEnv:
             self._frame += 1
             self.tracker.update(self._frame, *self._position())
 
+    def replay_at(self, demo: str | Path, frame: int) -> Observation:
+        """Return the observation at `frame` of a recorded demo (the screen a decision at that frame saw).
+
+        Seeking forward renders only the asked-for tic, so scrubbing is fast; seeking back restarts the demo.
+        """
+        path = Path(demo)
+        if not path.is_file():
+            raise ConfigError(f"demo file not found: {path}")
+        game = self._game
+        if getattr(self, "_scrubbing", None) != path or frame < self._frame or self._obs is None:
+            game.replay_episode(str(path))
+            self._scrubbing = path
+            self._frame = 0
+            self._done = True  # a replay is not steppable
+            x, y = self._position()
+            self.tracker.reset(0, x, y)
+            self._obs = self._observe()
+        gap = frame - self._frame
+        if gap > 1 and not game.is_episode_finished():
+            game.advance_action(gap - 1, False)
+            self._frame += gap - 1
+        if gap >= 1 and not game.is_episode_finished():
+            game.advance_action(1, True)
+            self._frame += 1
+            if not game.is_episode_finished():
+                self._obs = self._observe()
+        assert self._obs is not None
+        return self._obs
+
     # -- internals -----------------------------------------------------------------------------
 
     def _engine_alive(self) -> bool:

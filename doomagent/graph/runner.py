@@ -25,6 +25,7 @@ from doomagent.env.observation import Observation
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError, EngineError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
+from doomagent.graph.live import LiveView
 from doomagent.graph.checkpoint import (
     Checkpoint,
     clear_checkpoint,
@@ -333,6 +334,7 @@ def _play(
             }
         ctx.observation = obs
         ctx.decision_started = time.perf_counter()
+        live = LiveView(out) if out is not None else None
         max_frames = recipe.env.max_frames or 100_000
         config = {"recursion_limit": builder.recursion_limit(max_frames, recipe.env.decision_frames)}
         for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
@@ -344,6 +346,8 @@ def _play(
                     continue
                 if before is not None:
                     kept.path_length += math.dist(before[:2], state["position"][:2])
+                if live is not None:
+                    live.update(ctx.observation, state, force=bool(state.get("done")))
                 yield _decision(trial, recipe, state, ctx, custom)
                 if state.get("done"):
                     continue

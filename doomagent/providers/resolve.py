@@ -59,7 +59,8 @@ def resolve_model(spec: str | RoleSettings, *, servers: dict[str, Any] | None = 
     """Return the Model a name or a role's settings stand for.
 
     - `test` or `test:<seed>`: the seeded test model (`extra: {latency: s}` adds a fixed delay per call;
-      with `sleep: false` the latency is reported but not waited, for the real-time protocol's tests);
+      with `sleep: false` the latency is reported but not waited, for the real-time protocol's tests;
+      `cost: usd` prices each call, to try budgets);
     - `local/<name>[:<weights>]`: an embedded model served by llama.cpp on 127.0.0.1 (started on first use;
       roles sharing a `servers` dict share the server);
     - anything else: a LiteLLM model string (`gpt-4o`, `anthropic/...`, `ollama_chat/llava`,
@@ -76,7 +77,8 @@ def resolve_model(spec: str | RoleSettings, *, servers: dict[str, Any] | None = 
             raise ConfigError(f"model {name!r}: the test model's seed must be a whole number", hint="e.g. test:3")
         latency = float(settings.extra.get("latency", 0.0))  # seconds per call, for benchmarks
         sleep = bool(settings.extra.get("sleep", True))  # False: report the latency without waiting it
-        return SeededTestModel(int(raw), latency=latency, sleep=sleep)
+        cost = settings.extra.get("cost")  # US dollars per call, to try budgets
+        return SeededTestModel(int(raw), latency=latency, sleep=sleep, cost=None if cost is None else float(cost))
     if is_local(name):
         local = name.split("/", 1)[1]
         check_local(local)

@@ -28,6 +28,7 @@ class ScriptedModel:
     name: str = "scripted"
     latency: float = 0.0
     sleep: bool = True
+    cost: float | None = None  # US dollars each answer reports (to try budgets)
     calls: list[ModelRequest] = field(default_factory=list)
     served: int = 0  # answers given: where a list script stands
 
@@ -63,6 +64,7 @@ class ScriptedModel:
             latency_s=self.latency,
             input_tokens=len(request.text()) // 4,
             output_tokens=max(1, len(str(reply)) // 4),
+            cost=self.cost,
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
@@ -85,9 +87,17 @@ _SIGHTS = ("a corridor ahead", "a door on the far wall", "an open room", "a wall
 class SeededTestModel(ScriptedModel):
     """Answer every role plausibly with seeded randomness: reproducible, offline, free."""
 
-    def __init__(self, seed: int = 0, *, latency: float = 0.0, sleep: bool = True, name: str | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        latency: float = 0.0,
+        sleep: bool = True,
+        cost: float | None = None,
+        name: str | None = None,
+    ) -> None:
         self._rng = random.Random(seed)
-        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency, sleep=sleep)
+        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency, sleep=sleep, cost=cost)
 
     def checkpoint_state(self) -> dict[str, Any]:
         """Return the random generator's state (and the answers given), for a trial's checkpoint."""
