@@ -42,7 +42,9 @@ def main() -> None:
     spent = sum(s["totals"]["cost"] for s in summaries)
     over = spent - args.max_cost
     over_decisions = over / PRICE / CALLS_PER_DECISION
-    print(f"cap ${args.max_cost:.3f}; {args.workers} trials at once; ${PRICE} per call, {CALLS_PER_DECISION} per decision")
+    print(
+        f"cap ${args.max_cost:.3f}; {args.workers} trials at once; ${PRICE} per call, {CALLS_PER_DECISION} per decision"
+    )
     print(f"spent ${spent:.3f} in {round(spent / PRICE)} calls; outcomes: {sorted(s['outcome'] for s in summaries)}")
     print(
         f"past the cap: ${over:.3f} = {over_decisions:.1f} decisions over {len(summaries)} running trials"

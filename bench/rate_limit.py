@@ -30,8 +30,23 @@ def main() -> None:
         limit = f"openai/stub={args.requests}/{args.window:g}s"
         result = CliRunner().invoke(
             app,
-            ["eval", "naive", "--model", "openai/stub", *sets, "--trials", str(args.workers)]
-            + ["--workers", str(args.workers), "--rate-limit", limit, "--max-frames", str(args.frames), "--out", tmp],
+            [
+                "eval",
+                "naive",
+                "--model",
+                "openai/stub",
+                *sets,
+                "--trials",
+                str(args.workers),
+                "--workers",
+                str(args.workers),
+                "--rate-limit",
+                limit,
+                "--max-frames",
+                str(args.frames),
+                "--out",
+                tmp,
+            ],
         )
         assert result.exit_code == 0, result.output
         arrived = sorted(r.at for r in server.requests if r.path.endswith("/chat/completions"))

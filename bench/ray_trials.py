@@ -57,7 +57,10 @@ def main() -> None:
         try:
             start = time.perf_counter()
             result = run_eval(
-                jobs(root / "ray", args.latency, args.frames), workers=args.workers, backend="ray", address=cluster.address
+                jobs(root / "ray", args.latency, args.frames),
+                workers=args.workers,
+                backend="ray",
+                address=cluster.address,
             )
             on_ray = time.perf_counter() - start
         finally:

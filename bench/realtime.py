@@ -30,7 +30,10 @@ def main() -> None:
     for realtime, latency in ((False, 0.5), (True, 0.0), (True, 0.5), (True, 2.0)):
         sets = [f"{role}.extra={{latency: {latency}, sleep: false}}" for role in ("vision", "agent")]
         recipe, _ = load_recipe(
-            "naive", model="test", vision_model="test", max_frames=args.frames,
+            "naive",
+            model="test",
+            vision_model="test",
+            max_frames=args.frames,
             overrides=[*sets, f"env.realtime={str(realtime).lower()}"],
         )
         trials = [run_trial(recipe, seed=seed) for seed in args.seeds]

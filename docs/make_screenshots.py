@@ -1,6 +1,6 @@
 """Take the README's screenshots of `doomagent watch`: an eval of two recipes playing, then one trial.
 
-    python docs/make_screenshots.py      # needs the [watch] extra, playwright and Debian's chromium
+python docs/make_screenshots.py      # needs the [watch] extra, playwright and Debian's chromium
 """
 
 from __future__ import annotations

@@ -5,16 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import threading
 from pathlib import Path
 from typing import IO, Any
+
+_Job = tuple[str, Path | str, bytes | str] | None  # ("line", log name, text) or ("prompt", path, data); None: stop
 
 
 class RunLog:
     """Write steps.jsonl, calls.jsonl and prompts/<hash>.txt under `folder`; in memory when folder is None.
 
     Each line is written whole and flushed, so a killed run leaves no partial line behind the last one.
-    A new log empties logs already in the folder; `append=True` (a resumed trial) goes on after them.
+    The writing itself happens on a background thread, in order (a call's prompt file before its line),
+    so that a slow file system does not hold the game up; `flush()` waits for it (checkpoints do), and an
+    error there (a full disk) is raised by the next call. A new log empties logs already in the folder;
+    `append=True` (a resumed trial) goes on after them.
     """
 
     def __init__(self, folder: Path | None, *, full_prompts: bool = False, append: bool = False) -> None:
@@ -24,6 +30,12 @@ class RunLog:
         self.calls: list[dict[str, Any]] = []
         self._files: dict[str, IO[str]] = {}
         self._lock = threading.Lock()  # Experts log from several threads at once
+        self._stored: set[str] = set()  # prompts already in prompts/ (or on their way)
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._error: OSError | None = None
+        self._writer: threading.Thread | None = None
         if folder is not None:
             (folder / "prompts").mkdir(parents=True, exist_ok=True)
             for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
@@ -32,16 +44,48 @@ class RunLog:
                 for path in folder.glob("*.jsonl"):
                     path.open("w").close()
 
-    def _write(self, name: str, record: dict[str, Any]) -> None:
-        if self.folder is None:
-            return
+    def _submit(self, job: tuple[str, Path | str, bytes | str]) -> None:
+        if self._error is not None:
+            raise self._error
+        with self._idle:
+            self._pending += 1
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._work, name="runlog", daemon=True)
+            self._writer.start()
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                if self._error is None:
+                    kind, target, data = job
+                    if kind == "prompt":
+                        assert isinstance(target, Path) and isinstance(data, bytes)
+                        _store_prompt(target, data)
+                    else:
+                        assert isinstance(target, str) and isinstance(data, str)
+                        self._append(target, data)
+            except OSError as exc:
+                self._error = exc
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def _append(self, name: str, line: str) -> None:
+        assert self.folder is not None
         handle = self._files.get(name)
         if handle is None:
             # backslashreplace: a lone surrogate from a model (valid JSON, not valid UTF-8) is stored as its
             # escape, which json.loads reads back; nothing a model says can stop the log.
             handle = self._files[name] = (self.folder / name).open("a", encoding="utf-8", errors="backslashreplace")
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.write(line)
         handle.flush()
+
+    def _write(self, name: str, record: dict[str, Any]) -> None:
+        if self.folder is None:
+            return
+        self._submit(("line", name, json.dumps(record, ensure_ascii=False) + "\n"))
 
     def write(self, name: str, record: dict[str, Any]) -> None:
         """Append a record to another log of the trial (e.g. audit.jsonl)."""
@@ -61,18 +105,31 @@ class RunLog:
         if self.full_prompts:
             record["prompt"] = prompt
         with self._lock:
-            if not self.full_prompts and self.folder is not None:
-                path = self.folder / "prompts" / f"{digest}.txt"
-                if not path.exists():
-                    tmp = path.with_suffix(".tmp")
-                    tmp.write_text(prompt, encoding="utf-8", errors="backslashreplace")
-                    os.replace(tmp, path)
+            if not self.full_prompts and self.folder is not None and digest not in self._stored:
+                data = prompt.encode("utf-8", "backslashreplace")
+                self._submit(("prompt", self.folder / "prompts" / f"{digest}.txt", data))
+                self._stored.add(digest)
             self.calls.append(record)
             self._write("calls.jsonl", record)
 
+    def flush(self) -> None:
+        """Wait until everything logged so far is in the files; raise the writer's error if it had one."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._pending == 0)
+        if self._error is not None:
+            raise self._error
+
     def close(self) -> None:
-        """Close the files."""
+        """Write what is left and close the files."""
         failure: OSError | None = None
+        try:
+            self.flush()
+        except OSError as exc:
+            failure = exc
+        if self._writer is not None:
+            self._jobs.put(None)
+            self._writer.join()
+            self._writer = None
         for handle in self._files.values():
             try:
                 handle.close()
@@ -81,3 +138,20 @@ class RunLog:
         self._files.clear()
         if failure is not None:
             raise failure
+
+
+def _store_prompt(path: Path, data: bytes) -> None:
+    """Write a prompt file once: an exclusive create and one write (cheaper than a temporary file and a
+    rename on a slow file system). A crash between the two leaves it empty; an empty one is written again."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        if path.stat().st_size > 0 or not data:
+            return
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)

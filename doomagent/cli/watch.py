@@ -29,6 +29,7 @@ def watch(
 
     def ready(url: str) -> None:
         out.print(f"watching {folder} at {url} (Ctrl-C stops)")
+        out.file.flush()  # a program reading our output (a test, a script) gets the address now
 
     try:
         serve(folder, host=host, port=port, on_ready=ready)

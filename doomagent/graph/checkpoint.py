@@ -19,7 +19,6 @@ differently from the game that saved it, so a resumed trial would drift from an 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
 import typing
@@ -67,44 +66,67 @@ def log_lengths(trial: Path) -> dict[str, int]:
     return {p.name: p.stat().st_size for p in sorted(trial.glob("*.jsonl"))}
 
 
+class Checkpointer:
+    """Save a trial's checkpoints: one SQLite database kept open, the latest checkpoint kept in it."""
+
+    def __init__(self, trial: Path) -> None:
+        self.folder = trial / FOLDER
+        self._saver: Any = None
+
+    def save(self, checkpoint: Checkpoint) -> None:
+        """Write a checkpoint: the graph state first, then meta.json (which makes it count), then drop the
+        previous one. Killed at any point, the folder holds a whole checkpoint: this one or the last."""
+        from langgraph.checkpoint.base import empty_checkpoint
+
+        from doomagent.summary import write_json
+
+        if self._saver is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._saver = _saver(self.folder / "graph.sqlite")
+        saved = empty_checkpoint()
+        saved["channel_values"] = checkpoint.state
+        try:
+            stored = self._saver.put(_CONFIG, saved, {"source": "update", "step": checkpoint.decision}, {})
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"the graph state cannot be checkpointed: {exc}",
+                hint="keep state values JSON-like (numbers, strings, lists, dicts, pydantic models), "
+                "or turn checkpoints off with checkpoint_every: null",
+            ) from exc
+        checkpoint_id = stored["configurable"]["checkpoint_id"]
+        meta = {
+            "version": _VERSION,
+            "checkpoint_id": checkpoint_id,
+            "decision": checkpoint.decision,
+            "frame": checkpoint.frame,
+            "seed": checkpoint.seed,
+            "position": list(checkpoint.position),
+            "health": checkpoint.health,
+            "offsets": checkpoint.offsets,
+            "usage": checkpoint.usage,
+            "path_length": checkpoint.path_length,
+            "models": checkpoint.models,
+            "resumes": checkpoint.resumes,
+        }
+        write_json(self.folder / "meta.json", meta)
+        with self._saver.conn:  # only the checkpoint meta.json names is needed from now on
+            for table in ("checkpoints", "writes"):
+                self._saver.conn.execute(f"DELETE FROM {table} WHERE checkpoint_id != ?", (checkpoint_id,))
+
+    def close(self) -> None:
+        """Close the database."""
+        if self._saver is not None:
+            self._saver.conn.close()
+            self._saver = None
+
+
 def save_checkpoint(trial: Path, checkpoint: Checkpoint) -> None:
-    """Write a checkpoint atomically: the graph state first, then meta.json, which makes it count."""
-    from langgraph.checkpoint.base import empty_checkpoint
-
-    from doomagent.summary import write_json
-
-    folder = trial / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / "graph.sqlite.tmp"
-    tmp.unlink(missing_ok=True)
-    saved = empty_checkpoint()
-    saved["channel_values"] = checkpoint.state
-    saver = _saver(tmp)
+    """Write one checkpoint (see Checkpointer.save)."""
+    checkpointer = Checkpointer(trial)
     try:
-        saver.put(_CONFIG, saved, {"source": "update", "step": checkpoint.decision}, {})
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(
-            f"the graph state cannot be checkpointed: {exc}",
-            hint="keep state values JSON-like (numbers, strings, lists, dicts, pydantic models), "
-            "or turn checkpoints off with checkpoint_every: null",
-        ) from exc
+        checkpointer.save(checkpoint)
     finally:
-        saver.conn.close()
-    os.replace(tmp, folder / "graph.sqlite")
-    meta = {
-        "version": _VERSION,
-        "decision": checkpoint.decision,
-        "frame": checkpoint.frame,
-        "seed": checkpoint.seed,
-        "position": list(checkpoint.position),
-        "health": checkpoint.health,
-        "offsets": checkpoint.offsets,
-        "usage": checkpoint.usage,
-        "path_length": checkpoint.path_length,
-        "models": checkpoint.models,
-        "resumes": checkpoint.resumes,
-    }
-    write_json(folder / "meta.json", meta)
+        checkpointer.close()
 
 
 def load_checkpoint(trial: Path, state_class: type | None = None) -> Checkpoint | None:
@@ -126,13 +148,16 @@ def load_checkpoint(trial: Path, state_class: type | None = None) -> Checkpoint 
             return None  # a log lost lines the checkpoint counts on
     saver = _saver(folder / "graph.sqlite")
     try:
-        found = saver.get_tuple({"configurable": {"thread_id": "trial"}})
+        config = {
+            "configurable": {"thread_id": "trial", "checkpoint_ns": "", "checkpoint_id": meta.get("checkpoint_id")}
+        }
+        found = saver.get_tuple(config)
     except sqlite3.DatabaseError:
         found = None
     finally:
         saver.conn.close()
     if found is None or found.metadata.get("step") != meta["decision"]:
-        return None  # the state belongs to another checkpoint than meta.json: not a whole one
+        return None  # the state meta.json names is not there: not a whole checkpoint
     state = dict(found.checkpoint["channel_values"])
     _restore_tuples(state, state_class)
     return Checkpoint(

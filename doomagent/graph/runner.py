@@ -25,15 +25,15 @@ from doomagent.env.observation import Observation
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError, EngineError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
-from doomagent.graph.live import LiveView
 from doomagent.graph.checkpoint import (
     Checkpoint,
+    Checkpointer,
     clear_checkpoint,
     load_checkpoint,
     log_lengths,
-    save_checkpoint,
     truncate_logs,
 )
+from doomagent.graph.live import LiveView
 from doomagent.limits import Limits
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
@@ -274,8 +274,11 @@ def _play(
     error_kind: str | None = None
     disk_full = False
     every = recipe.checkpoint_every if out is not None else None
+    checkpointer = Checkpointer(out) if out is not None and every else None
     try:
         saved = load_checkpoint(out, builder.state) if (options.resume and out is not None) else None
+        if saved is None and out is not None:
+            clear_checkpoint(out)  # a checkpoint from an earlier start of this trial is not this one's
         for model in models.values():
             start = getattr(model, "start", None)
             if callable(start):
@@ -354,8 +357,8 @@ def _play(
                 if _over_budget(recipe, ctx.usage) or (options.limits is not None and options.limits.exhausted()):
                     outcome = "budget"
                     return
-                if every and out is not None and state["decision"] % every == 0:
-                    _checkpoint(out, state, ctx, models, seed, kept)
+                if checkpointer is not None and every and out is not None and state["decision"] % every == 0:
+                    _checkpoint(checkpointer, out, state, ctx, models, seed, kept)
         outcome = state.get("outcome") or "interrupted"
     except OSError:
         disk_full = True  # the trial's files could not be written: no summary claims it finished
@@ -398,6 +401,8 @@ def _play(
                     demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
             if log is not None:
                 log.close()
+            if checkpointer is not None:
+                checkpointer.close()
             if out is not None and stream.result is not None and not (disk_full and outcome == "interrupted"):
                 write_json(out / "summary.json", stream.result.as_dict())
                 if outcome in FINISHED:
@@ -433,17 +438,23 @@ def _decision(trial: int, recipe: Recipe, state: dict[str, Any], ctx: RunContext
 
 
 def _checkpoint(
-    out: Path, state: dict[str, Any], ctx: RunContext, models: dict[str, Model], seed: int, kept: _Trial
+    checkpointer: Checkpointer,
+    out: Path,
+    state: dict[str, Any],
+    ctx: RunContext,
+    models: dict[str, Model],
+    seed: int,
+    kept: _Trial,
 ) -> None:
     obs = ctx.observation
     assert obs is not None
+    ctx.log.flush()  # the logs' lengths below must hold every line of the decisions so far
     model_states = {}
     for role, model in models.items():
         get = getattr(model, "checkpoint_state", None)
         if callable(get):
             model_states[role] = get()
-    save_checkpoint(
-        out,
+    checkpointer.save(
         Checkpoint(
             decision=state["decision"],
             frame=ctx.env.frame,

@@ -31,7 +31,10 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 8765, on_ready: 
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}", hint="pick another --port (0: any free one)") from None
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror}", hint="pick another --port (0: any free one)"
+        ) from None
+    sock.listen(128)  # connections wait in the backlog until the server takes them: the address works at once
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

@@ -115,6 +115,7 @@ def make_app(folder: Path) -> Any:
         Route("/api/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         yield

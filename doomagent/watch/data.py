@@ -9,6 +9,7 @@ the logs. Logs are read incrementally (only new bytes), and read again from the 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
@@ -68,6 +69,17 @@ class TrialView:
     def __post_init__(self) -> None:
         self.steps = TailedLog(self.folder / "steps.jsonl")
         self.calls = TailedLog(self.folder / "calls.jsonl")
+        self._usage: dict[str, dict[str, Any]] = {}
+        self._counted = 0  # calls counted into _usage
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Return calls, errors, tokens, cost and mean latency per role, counting only new calls."""
+        calls = self.calls.refresh()
+        if len(calls) < self._counted:  # the log was cut back (a resumed trial)
+            self._usage, self._counted = {}, 0
+        _count(self._usage, calls[self._counted :])
+        self._counted = len(calls)
+        return _usage_view(self._usage)
 
     @property
     def trial(self) -> int:
@@ -99,7 +111,7 @@ class TrialView:
         summary = self.summary()
         live = self.live() or {}
         last = steps[-1] if steps else {}
-        usage = _usage(self.calls.refresh())
+        usage = self.usage()
         return {
             "id": self.id,
             "group": self.group,
@@ -140,7 +152,7 @@ class TrialView:
             hud=(live or {}).get("hud") or {"health": steps[-1].get("health") if steps else None},
             plan=(live or {}).get("plan") or _last_response(calls, "planner"),
             expert_moves=(live or {}).get("expert_moves") or _expert_moves(calls),
-            usage=_usage(calls),
+            usage=self.usage(),
             summary=self.summary(),
             has_screen=(self.folder / "live" / "screen.jpg").is_file(),
             has_demo=(self.folder / "episode.lmp").is_file(),
@@ -243,7 +255,7 @@ def _entries(steps: list[dict[str, Any]], summary: dict[str, Any] | None) -> dic
     if summary is not None and summary.get("room_frames") is not None:
         return {"frames": dict(summary["room_frames"])}
     frames: dict[str, int] = {}
-    for a, b in zip(steps, steps[1:]):
+    for a, b in itertools.pairwise(steps):
         if a.get("room") is not None:
             frames[a["room"]] = frames.get(a["room"], 0) + int(b.get("frame", 0)) - int(a.get("frame", 0))
     return {"frames": frames}
@@ -255,25 +267,32 @@ def _path(steps: list[dict[str, Any]], most: int) -> list[list[float]]:
     if len(points) <= most:
         return points
     step = math.ceil(len(points) / most)
-    return points[::step] + [points[-1]]
+    return [*points[::step], points[-1]]
 
 
-def _usage(calls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Return calls, errors, tokens, cost and mean latency per role from calls.jsonl."""
-    out: dict[str, dict[str, Any]] = {}
+def _count(totals: dict[str, dict[str, Any]], calls: list[dict[str, Any]]) -> None:
+    """Add calls (records of calls.jsonl) to per-role totals."""
     for c in calls:
-        u = out.setdefault(
-            str(c.get("role")), {"calls": 0, "errors": 0, "tokens": 0, "cost": 0.0, "latency_s": 0.0}
-        )
+        u = totals.setdefault(str(c.get("role")), {"calls": 0, "errors": 0, "tokens": 0, "cost": 0.0, "latency_s": 0.0})
         u["calls"] += 1
         u["errors"] += int(c.get("error") is not None)
         u["tokens"] += int(c.get("input_tokens") or 0) + int(c.get("output_tokens") or 0)
         u["cost"] += float(c.get("cost") or 0.0)
         u["latency_s"] += float(c.get("latency_s") or 0.0)
-    for u in out.values():
-        u["mean_latency_s"] = round(u.pop("latency_s") / u["calls"], 3) if u["calls"] else None
-        u["cost"] = round(u["cost"], 6)
-    return out
+
+
+def _usage_view(totals: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Return per-role totals as the pages show them (mean latency, rounded cost)."""
+    return {
+        role: {
+            "calls": u["calls"],
+            "errors": u["errors"],
+            "tokens": u["tokens"],
+            "cost": round(u["cost"], 6),
+            "mean_latency_s": round(u["latency_s"] / u["calls"], 3) if u["calls"] else None,
+        }
+        for role, u in totals.items()
+    }
 
 
 def _last_response(calls: list[dict[str, Any]], role: str) -> list[str]:
