@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from doomagent.env.gym_env import ENV_ID, DoomGymEnv
     from doomagent.env.observation import Observation
     from doomagent.env.outcome import Outcome
+    from doomagent.eval.runner import EvalLimits, EvalResult, Job, plan_jobs, run_eval
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
+    from doomagent.limits import Coordinator, RateLimit
     from doomagent.nodes import AgentNode, ExpertsNode, PlannerNode, Policy, VisionNode, policy_node
     from doomagent.providers.base import Model, ModelRequest, ModelResponse, ProviderError, user_message
     from doomagent.providers.resolve import resolve_model
@@ -68,6 +70,13 @@ _WHERE = {
     "DoomGymEnv": "doomagent.env.gym_env",
     "Observation": "doomagent.env.observation",
     "Outcome": "doomagent.env.outcome",
+    "EvalLimits": "doomagent.eval.runner",
+    "EvalResult": "doomagent.eval.runner",
+    "Job": "doomagent.eval.runner",
+    "plan_jobs": "doomagent.eval.runner",
+    "run_eval": "doomagent.eval.runner",
+    "Coordinator": "doomagent.limits",
+    "RateLimit": "doomagent.limits",
     "NEXT": "doomagent.graph.builder",
     "GraphBuilder": "doomagent.graph.builder",
     "Decision": "doomagent.graph.runner",
@@ -103,6 +112,7 @@ __all__ = [
     "AgentNode",
     "Answer",
     "ConfigError",
+    "Coordinator",
     "Decision",
     "DoomAgentError",
     "DoomEnv",
@@ -110,8 +120,11 @@ __all__ = [
     "DoomState",
     "EngineError",
     "EnvConfig",
+    "EvalLimits",
+    "EvalResult",
     "ExpertsNode",
     "GraphBuilder",
+    "Job",
     "MapNotFoundError",
     "Model",
     "ModelRequest",
@@ -121,6 +134,7 @@ __all__ = [
     "PlannerNode",
     "Policy",
     "ProviderError",
+    "RateLimit",
     "Recipe",
     "RoleSettings",
     "RoleUsage",
@@ -142,8 +156,10 @@ __all__ = [
     "load_recipe",
     "needs_wait",
     "parse_action",
+    "plan_jobs",
     "policy_node",
     "resolve_model",
+    "run_eval",
     "run_trial",
     "runs_this_decision",
     "stream_trial",
