@@ -1,7 +1,8 @@
 """What a trial shows while it plays: its latest screen and status in `<trial>/live/`, for `doomagent watch`.
 
-Written at most `every_s` apart (4 times a second by default) and always at the end, each file replaced
-atomically, so a reader never sees half a picture; between writes a decision costs a clock read.
+Written at most `every_s` apart (twice a second by default, as often as the watch page looks) and at the
+end, each file replaced atomically, so a reader never sees half a picture; between writes a decision costs
+a clock read.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ FOLDER = "live"
 class LiveView:
     """Keep `<trial>/live/screen.jpg` and `status.json` fresh."""
 
-    def __init__(self, trial: Path, *, every_s: float = 0.25) -> None:
+    def __init__(self, trial: Path, *, every_s: float = 0.5) -> None:
         self.folder = trial / FOLDER
         self.every_s = every_s
         self._last = -float("inf")
