@@ -1,24 +1,25 @@
-"""Append-only run logs: one JSON line per step and per model call, prompts stored once by hash."""
+"""Append-only run logs: one JSON line per step and per model call, each distinct prompt stored once."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import queue
 import threading
 from pathlib import Path
 from typing import IO, Any
 
-_Job = tuple[str, Path | str, bytes | str] | None  # ("line", log name, text) or ("prompt", path, data); None: stop
+_Job = tuple[str, str] | None  # (log name, line); None: stop
 
 
 class RunLog:
-    """Write steps.jsonl, calls.jsonl and prompts/<hash>.txt under `folder`; in memory when folder is None.
+    """Write steps.jsonl, calls.jsonl and prompts.jsonl under `folder`; in memory when folder is None.
 
-    Each line is written whole and flushed, so a killed run leaves no partial line behind the last one.
-    The writing itself happens on a background thread, in order (a call's prompt file before its line),
-    so that a slow file system does not hold the game up; `flush()` waits for it (checkpoints do), and an
+    A call's line names its prompt by `prompt_sha`; prompts.jsonl holds each distinct prompt once,
+    `{"sha": ..., "prompt": ...}`, written before the first call line that names it. (Folders of versions
+    before 0.3 hold prompts/<sha>.txt files instead.) Each line is written whole and flushed, so a killed
+    run leaves no partial line behind the last one. The writing happens on a background thread, in order,
+    so that the file system does not hold the game up; `flush()` waits for it (checkpoints do), and an
     error there (a full disk) is raised by the next call. A new log empties logs already in the folder;
     `append=True` (a resumed trial) goes on after them.
     """
@@ -30,21 +31,27 @@ class RunLog:
         self.calls: list[dict[str, Any]] = []
         self._files: dict[str, IO[str]] = {}
         self._lock = threading.Lock()  # Experts log from several threads at once
-        self._stored: set[str] = set()  # prompts already in prompts/ (or on their way)
+        self._stored: set[str] = set()  # prompts already in prompts.jsonl (or on their way)
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._pending = 0
         self._idle = threading.Condition()
         self._error: OSError | None = None
         self._writer: threading.Thread | None = None
         if folder is not None:
-            (folder / "prompts").mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
             for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
                 (folder / name).touch()
             if not append:
                 for path in folder.glob("*.jsonl"):
                     path.open("w").close()
+            elif (folder / "prompts.jsonl").is_file():
+                for line in (folder / "prompts.jsonl").read_text(encoding="utf-8", errors="replace").splitlines():
+                    try:
+                        self._stored.add(json.loads(line)["sha"])
+                    except (ValueError, KeyError, TypeError):
+                        continue
 
-    def _submit(self, job: tuple[str, Path | str, bytes | str]) -> None:
+    def _submit(self, job: tuple[str, str]) -> None:
         if self._error is not None:
             raise self._error
         with self._idle:
@@ -58,13 +65,7 @@ class RunLog:
         while (job := self._jobs.get()) is not None:
             try:
                 if self._error is None:
-                    kind, target, data = job
-                    if kind == "prompt":
-                        assert isinstance(target, Path) and isinstance(data, bytes)
-                        _store_prompt(target, data)
-                    else:
-                        assert isinstance(target, str) and isinstance(data, str)
-                        self._append(target, data)
+                    self._append(*job)
             except OSError as exc:
                 self._error = exc
             finally:
@@ -85,7 +86,7 @@ class RunLog:
     def _write(self, name: str, record: dict[str, Any]) -> None:
         if self.folder is None:
             return
-        self._submit(("line", name, json.dumps(record, ensure_ascii=False) + "\n"))
+        self._submit((name, json.dumps(record, ensure_ascii=False) + "\n"))
 
     def write(self, name: str, record: dict[str, Any]) -> None:
         """Append a record to another log of the trial (e.g. audit.jsonl)."""
@@ -99,15 +100,14 @@ class RunLog:
             self._write("steps.jsonl", record)
 
     def call(self, record: dict[str, Any], prompt: str) -> None:
-        """Record one model call; the prompt goes inline or to prompts/<sha256>.txt."""
+        """Record one model call; the prompt goes inline or (once) to prompts.jsonl."""
         digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         record = {**record, "prompt_sha": digest}
         if self.full_prompts:
             record["prompt"] = prompt
         with self._lock:
             if not self.full_prompts and self.folder is not None and digest not in self._stored:
-                data = prompt.encode("utf-8", "backslashreplace")
-                self._submit(("prompt", self.folder / "prompts" / f"{digest}.txt", data))
+                self._write("prompts.jsonl", {"sha": digest, "prompt": prompt})
                 self._stored.add(digest)
             self.calls.append(record)
             self._write("calls.jsonl", record)
@@ -138,20 +138,3 @@ class RunLog:
         self._files.clear()
         if failure is not None:
             raise failure
-
-
-def _store_prompt(path: Path, data: bytes) -> None:
-    """Write a prompt file once: an exclusive create and one write (cheaper than a temporary file and a
-    rename on a slow file system). A crash between the two leaves it empty; an empty one is written again."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        if path.stat().st_size > 0 or not data:
-            return
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)

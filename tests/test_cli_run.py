@@ -48,7 +48,9 @@ def test_run_writes_a_folder_per_trial(tmp_path):
         )
         calls = [json.loads(x) for x in (folder / "calls.jsonl").read_text().splitlines()]
         assert {c["role"] for c in calls} == {"vision", "planner", "agent"}
-        assert all((folder / "prompts" / f"{c['prompt_sha']}.txt").is_file() for c in calls)
+        prompts = [json.loads(x) for x in (folder / "prompts.jsonl").read_text().splitlines()]
+        assert {c["prompt_sha"] for c in calls} == {p["sha"] for p in prompts}  # every prompt, each once
+        assert len(prompts) == len({p["sha"] for p in prompts}) and all(p["prompt"] for p in prompts)
         assert (folder / "episode.lmp").stat().st_size > 0
 
 

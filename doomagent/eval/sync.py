@@ -1,6 +1,6 @@
 """Carry a trial folder between machines that share no file system: whole, or as the changes since last time.
 
-A trial folder grows by appending to its logs (*.jsonl) and adding files (prompts/, the demo, summary.json,
+A trial folder grows by appending to its logs (*.jsonl) and adding files (live/, the demo, summary.json,
 checkpoint/). `FolderSync` on the worker sends what changed since its last `delta()`; `apply_delta` on the
 driver writes it into the driver's copy, logs before the checkpoint's meta.json (its commit point), so the
 driver's copy is always a folder a new worker could resume from.

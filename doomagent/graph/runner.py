@@ -202,14 +202,14 @@ def run_trial(
         recipe: the resolved recipe (see load_recipe).
         trial: the trial's number (in summaries and progress).
         seed: the engine's seed (default: the trial number).
-        out: a folder for steps.jsonl, calls.jsonl, prompts/, episode.lmp and summary.json (None: memory only).
+        out: a folder for steps.jsonl, calls.jsonl, prompts.jsonl, episode.lmp and summary.json (None: memory only).
         models: a Model per role the graph calls; by default they are built from the recipe (only the
             roles the graph's nodes call: a removed node's role needs no model and no key). Roles naming
             `local/<name>` get a llama.cpp server on 127.0.0.1 for the trial.
         builder: the graph to play (default: GraphBuilder.from_recipe(recipe)).
         recipe_dir: the folder the recipe's relative paths (walkthrough, prompts_dir) start from.
         on_progress: called after every decision.
-        full_prompts: write prompts inline in calls.jsonl instead of prompts/<sha>.txt.
+        full_prompts: write prompts inline in calls.jsonl instead of once each in prompts.jsonl.
         resume: go on from the checkpoint in `out` if it holds one (the recipe's `checkpoint_every` sets
             how often a trial saves one); otherwise the trial starts over.
         limits: rate limits and a budget shared with other trials (a `Coordinator`, or the eval's).
