@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import queue
 import threading
 from pathlib import Path
 from typing import IO, Any
-
-_Job = tuple[str, str] | None  # (log name, line); None: stop
 
 
 class RunLog:
@@ -18,9 +15,7 @@ class RunLog:
     A call's line names its prompt by `prompt_sha`; prompts.jsonl holds each distinct prompt once,
     `{"sha": ..., "prompt": ...}`, written before the first call line that names it. (Folders of versions
     before 0.3 hold prompts/<sha>.txt files instead.) Each line is written whole and flushed, so a killed
-    run leaves no partial line behind the last one. The writing happens on a background thread, in order,
-    so that the file system does not hold the game up; `flush()` waits for it (checkpoints do), and an
-    error there (a full disk) is raised by the next call. A new log empties logs already in the folder;
+    run leaves no partial line behind the last one. A new log empties logs already in the folder;
     `append=True` (a resumed trial) goes on after them.
     """
 
@@ -32,11 +27,6 @@ class RunLog:
         self._files: dict[str, IO[str]] = {}
         self._lock = threading.Lock()  # Experts log from several threads at once
         self._stored: set[str] = set()  # prompts already in prompts.jsonl (or on their way)
-        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-        self._pending = 0
-        self._idle = threading.Condition()
-        self._error: OSError | None = None
-        self._writer: threading.Thread | None = None
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
@@ -51,28 +41,6 @@ class RunLog:
                     except (ValueError, KeyError, TypeError):
                         continue
 
-    def _submit(self, job: tuple[str, str]) -> None:
-        if self._error is not None:
-            raise self._error
-        with self._idle:
-            self._pending += 1
-        if self._writer is None:
-            self._writer = threading.Thread(target=self._work, name="runlog", daemon=True)
-            self._writer.start()
-        self._jobs.put(job)
-
-    def _work(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            try:
-                if self._error is None:
-                    self._append(*job)
-            except OSError as exc:
-                self._error = exc
-            finally:
-                with self._idle:
-                    self._pending -= 1
-                    self._idle.notify_all()
-
     def _append(self, name: str, line: str) -> None:
         assert self.folder is not None
         handle = self._files.get(name)
@@ -86,7 +54,7 @@ class RunLog:
     def _write(self, name: str, record: dict[str, Any]) -> None:
         if self.folder is None:
             return
-        self._submit((name, json.dumps(record, ensure_ascii=False) + "\n"))
+        self._append(name, json.dumps(record, ensure_ascii=False) + "\n")
 
     def write(self, name: str, record: dict[str, Any]) -> None:
         """Append a record to another log of the trial (e.g. audit.jsonl)."""
@@ -113,23 +81,11 @@ class RunLog:
             self._write("calls.jsonl", record)
 
     def flush(self) -> None:
-        """Wait until everything logged so far is in the files; raise the writer's error if it had one."""
-        with self._idle:
-            self._idle.wait_for(lambda: self._pending == 0)
-        if self._error is not None:
-            raise self._error
+        """Make sure everything logged so far is in the files (each line is flushed as it is written)."""
 
     def close(self) -> None:
         """Write what is left and close the files."""
         failure: OSError | None = None
-        try:
-            self.flush()
-        except OSError as exc:
-            failure = exc
-        if self._writer is not None:
-            self._jobs.put(None)
-            self._writer.join()
-            self._writer = None
         for handle in self._files.values():
             try:
                 handle.close()
