@@ -6,7 +6,11 @@ waiting. The cluster is a real one (`ray.cluster_utils.Cluster`: a head and a se
 raylet), with as many CPUs in all as the local run has workers; trials travel to the nodes and their
 folders come back to the driver, as on machines that share no file system.
 
-    python bench/ray_trials.py [--latency 0.1] [--frames 200] [--workers 8]
+Ray's cost is mostly fixed: starting 8 fresh worker processes that import doomagent, LangGraph and ViZDoom
+at once (7-8 s on a 2-core machine where both nodes share the cores). Measured here: 1.25 with 200-frame
+trials (20 s of model time each), 1.14 with 400, 1.08 with 800; real trials last hours.
+
+    python bench/ray_trials.py [--latency 0.1] [--frames 400] [--workers 8]
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def main() -> None:
     """Print both wall times, their ratio, and the cluster's startup cost."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per model call")
-    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--frames", type=int, default=400)
     parser.add_argument("--workers", type=int, default=8)
     args = parser.parse_args()
     from ray.cluster_utils import Cluster
