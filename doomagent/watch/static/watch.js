@@ -120,14 +120,13 @@ async function trial(id) {
   }
   document.getElementById("usage").replaceChildren(usage);
   const scrubber = document.getElementById("scrubber");
-  if (t.has_demo && t.summary) {
+  if (t.has_demo && t.summary && !steps) {
+    // Shown only once the steps are here and the slider answers, so that it never ignores a move.
+    steps = await getJSON("/api/steps/" + id);
+    const input = document.getElementById("decision");
+    input.max = steps.length - 1;
+    input.oninput = () => scrub(id, map, Number(input.value));
     scrubber.hidden = false;
-    if (!steps) {
-      steps = await getJSON("/api/steps/" + id);
-      const input = document.getElementById("decision");
-      input.max = steps.length - 1;
-      input.oninput = () => scrub(id, map, Number(input.value));
-    }
   }
 }
 
