@@ -94,3 +94,27 @@ class RunLog:
         self._files.clear()
         if failure is not None:
             raise failure
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Return the whole records of a JSONL log: a last line cut short by a crash is left out."""
+    return read_jsonl_counted(path)[0]
+
+
+def read_jsonl_counted(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Return the whole records of a JSONL log and how many lines could not be read (cut or corrupt)."""
+    records: list[dict[str, Any]] = []
+    bad = 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            bad += 1
+    return records, bad

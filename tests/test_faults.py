@@ -4,9 +4,9 @@ import json
 from collections import Counter
 
 from doomagent.graph import run_trial
-from doomagent.graph.runner import read_jsonl
 from doomagent.providers.stub_server import FAULTS, StubServer
 from doomagent.recipes import load_recipe
+from doomagent.runlog import read_jsonl
 
 KIND = {
     "server_error": "server",

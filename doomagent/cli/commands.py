@@ -73,8 +73,8 @@ def demo(
     from doomagent.env.config import EnvConfig
     from doomagent.env.mapplot import save_map
     from doomagent.graph import run_trial
-    from doomagent.graph.runner import read_jsonl
     from doomagent.recipes import Recipe
+    from doomagent.runlog import read_jsonl
 
     try:
         env = EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile)

@@ -45,7 +45,7 @@ class Trial:
 
     def path(self) -> np.ndarray:
         """Return the player's path as (N, 2) map points, ending where the trial ended."""
-        from doomagent.graph.runner import read_jsonl_counted
+        from doomagent.runlog import read_jsonl_counted
 
         points = []
         steps = self.folder / "steps.jsonl"

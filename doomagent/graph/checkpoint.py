@@ -22,11 +22,18 @@ import contextlib
 import shutil
 import sqlite3
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from doomagent.errors import ConfigError
+from doomagent.errors import ConfigError, EngineError
+from doomagent.runlog import RunLog, read_jsonl
+
+if TYPE_CHECKING:
+    from doomagent.core.context import RunContext
+    from doomagent.env.doom_env import DoomEnv
+    from doomagent.env.observation import Observation
 
 FOLDER = "checkpoint"
 _CONFIG = {"configurable": {"thread_id": "trial", "checkpoint_ns": ""}}
@@ -201,3 +208,62 @@ def truncate_logs(trial: Path, offsets: dict[str, int]) -> None:
 def clear_checkpoint(trial: Path) -> None:
     """Remove a finished trial's checkpoint."""
     shutil.rmtree(trial / FOLDER, ignore_errors=True)
+
+
+def save_trial(
+    checkpointer: Checkpointer,
+    out: Path,
+    state: dict[str, Any],
+    ctx: RunContext,
+    models: Mapping[str, Any],
+    seed: int,
+    path_length: float,
+    resumes: int,
+) -> None:
+    """Save a playing trial's checkpoint after a decision: its graph state and what the next decision needs."""
+    obs = ctx.observation
+    assert obs is not None
+    ctx.log.flush()  # the logs' lengths below must hold every line of the decisions so far
+    model_states = {}
+    for role, model in models.items():
+        get = getattr(model, "checkpoint_state", None)
+        if callable(get):
+            model_states[role] = get()
+    checkpointer.save(
+        Checkpoint(
+            decision=state["decision"],
+            frame=ctx.env.frame,
+            seed=seed,
+            position=(obs.position[0], obs.position[1]),
+            health=obs.hud.health,
+            offsets=log_lengths(out),
+            usage=ctx.usage.as_dict(),
+            path_length=path_length,
+            models=model_states,
+            state=state,
+            resumes=resumes,
+        ),
+    )
+
+
+def replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Observation) -> Observation:
+    """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there."""
+    steps = read_jsonl(out / "steps.jsonl")
+    if len(steps) != saved.decision:
+        raise EngineError(
+            f"{out}: the checkpoint counts {saved.decision} decisions but steps.jsonl holds {len(steps)}",
+            hint="the trial folder was changed by hand; delete it to play the trial from the start",
+        )
+    for step in steps:
+        obs = env.step(step["action"], lag=int(step.get("lag", 0)))[0]
+    log.steps.extend(steps)
+    log.calls.extend(read_jsonl(out / "calls.jsonl"))
+    where = (obs.position[0], obs.position[1])
+    if env.frame != saved.frame or where != saved.position or obs.hud.health != saved.health:
+        raise EngineError(
+            f"{out}: replaying the logged decisions reached frame {env.frame} at {where}, not the checkpoint's "
+            f"frame {saved.frame} at {saved.position}",
+            hint="the engine, WAD or environment settings changed since the trial began; delete the folder to "
+            "play the trial from the start",
+        )
+    return obs

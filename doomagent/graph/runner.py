@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -21,16 +20,15 @@ from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
 from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
-from doomagent.env.observation import Observation
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError, EngineError, FatalProviderError
 from doomagent.graph.builder import GraphBuilder
 from doomagent.graph.checkpoint import (
-    Checkpoint,
     Checkpointer,
     clear_checkpoint,
     load_checkpoint,
-    log_lengths,
+    replay_to,
+    save_trial,
     truncate_logs,
 )
 from doomagent.graph.live import LiveView
@@ -309,7 +307,7 @@ def _play(
                     model.gate = RoleGate(options.limits, ctx.limit_key(role), ctx.usage)
         obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
         if saved is not None and out is not None:
-            obs = _replay_to(env, log, saved, out, obs)
+            obs = replay_to(env, log, saved, out, obs)
             ctx.usage = Usage.from_dict(saved.usage)
             ctx.wait_frames = sum(int(step.get("lag", 0)) for step in log.steps)
             for role, model_state in saved.models.items():
@@ -358,7 +356,7 @@ def _play(
                     outcome = "budget"
                     return
                 if checkpointer is not None and every and out is not None and state["decision"] % every == 0:
-                    _checkpoint(checkpointer, out, state, ctx, models, seed, kept)
+                    save_trial(checkpointer, out, state, ctx, models, seed, kept.path_length, kept.resumes)
         outcome = state.get("outcome") or "interrupted"
     except OSError:
         disk_full = True  # the trial's files could not be written: no summary claims it finished
@@ -437,89 +435,8 @@ def _decision(trial: int, recipe: Recipe, state: dict[str, Any], ctx: RunContext
     )
 
 
-def _checkpoint(
-    checkpointer: Checkpointer,
-    out: Path,
-    state: dict[str, Any],
-    ctx: RunContext,
-    models: dict[str, Model],
-    seed: int,
-    kept: _Trial,
-) -> None:
-    obs = ctx.observation
-    assert obs is not None
-    ctx.log.flush()  # the logs' lengths below must hold every line of the decisions so far
-    model_states = {}
-    for role, model in models.items():
-        get = getattr(model, "checkpoint_state", None)
-        if callable(get):
-            model_states[role] = get()
-    checkpointer.save(
-        Checkpoint(
-            decision=state["decision"],
-            frame=ctx.env.frame,
-            seed=seed,
-            position=(obs.position[0], obs.position[1]),
-            health=obs.hud.health,
-            offsets=log_lengths(out),
-            usage=ctx.usage.as_dict(),
-            path_length=kept.path_length,
-            models=model_states,
-            state=state,
-            resumes=kept.resumes,
-        ),
-    )
-
-
-def _replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Observation) -> Observation:
-    """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there."""
-    steps = read_jsonl(out / "steps.jsonl")
-    if len(steps) != saved.decision:
-        raise EngineError(
-            f"{out}: the checkpoint counts {saved.decision} decisions but steps.jsonl holds {len(steps)}",
-            hint="the trial folder was changed by hand; delete it to play the trial from the start",
-        )
-    for step in steps:
-        obs = env.step(step["action"], lag=int(step.get("lag", 0)))[0]
-    log.steps.extend(steps)
-    log.calls.extend(read_jsonl(out / "calls.jsonl"))
-    where = (obs.position[0], obs.position[1])
-    if env.frame != saved.frame or where != saved.position or obs.hud.health != saved.health:
-        raise EngineError(
-            f"{out}: replaying the logged decisions reached frame {env.frame} at {where}, not the checkpoint's "
-            f"frame {saved.frame} at {saved.position}",
-            hint="the engine, WAD or environment settings changed since the trial began; delete the folder to "
-            "play the trial from the start",
-        )
-    return obs
-
-
 def write_recipe(recipe: Recipe, out: str | Path) -> None:
     """Write the resolved recipe to the run folder (it holds key variable names, never keys)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     write_json(folder / "recipe.json", recipe.public_dict())
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Return the whole records of a JSONL log: a last line cut short by a crash is left out."""
-    return read_jsonl_counted(path)[0]
-
-
-def read_jsonl_counted(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Return the whole records of a JSONL log and how many lines could not be read (cut or corrupt)."""
-    records: list[dict[str, Any]] = []
-    bad = 0
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            bad += 1
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            bad += 1
-    return records, bad
