@@ -91,6 +91,10 @@ class Limits(Protocol):
         """Return True once the eval's budget is spent."""
         ...
 
+    def spent(self) -> dict[str, float | int | None]:
+        """Return what was spent and waited, with the caps."""
+        ...
+
 
 @dataclass
 class _Sent:

@@ -80,9 +80,6 @@ class RunLog:
             self.calls.append(record)
             self._write("calls.jsonl", record)
 
-    def flush(self) -> None:
-        """Make sure everything logged so far is in the files (each line is flushed as it is written)."""
-
     def close(self) -> None:
         """Write what is left and close the files."""
         failure: OSError | None = None

@@ -75,6 +75,7 @@ class DoomEnv:
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
         self._last_motion: int | None = None  # button of the last motion key (held while waiting, in real time)
+        self._replaying: Path | None = None  # the demo being replayed, if any
         self._running = False
         self._frame = 0
         self._obs: Observation | None = None
@@ -246,11 +247,7 @@ class DoomEnv:
         path = Path(demo)
         if not path.is_file():
             raise ConfigError(f"demo file not found: {path}")
-        self._game.replay_episode(str(path))
-        self._frame = 0
-        x, y = self._position()
-        self.tracker.reset(0, x, y)
-        self._done = True  # a replay is not steppable
+        self._start_replay(path)
         while not self._game.is_episode_finished():
             if self._frame % every == 0:
                 self._obs = self._observe()
@@ -268,13 +265,8 @@ class DoomEnv:
         if not path.is_file():
             raise ConfigError(f"demo file not found: {path}")
         game = self._game
-        if getattr(self, "_scrubbing", None) != path or frame < self._frame or self._obs is None:
-            game.replay_episode(str(path))
-            self._scrubbing = path
-            self._frame = 0
-            self._done = True  # a replay is not steppable
-            x, y = self._position()
-            self.tracker.reset(0, x, y)
+        if self._replaying != path or frame < self._frame or self._obs is None:
+            self._start_replay(path)
             self._obs = self._observe()
         gap = frame - self._frame
         if gap > 1 and not game.is_episode_finished():
@@ -289,6 +281,14 @@ class DoomEnv:
         return self._obs
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _start_replay(self, path: Path) -> None:
+        self._game.replay_episode(str(path))
+        self._replaying = path
+        self._frame = 0
+        x, y = self._position()
+        self.tracker.reset(0, x, y)
+        self._done = True  # a replay is not steppable
 
     def _engine_alive(self) -> bool:
         for pid in getattr(self, "_engine_pids", ()):

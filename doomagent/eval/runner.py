@@ -288,7 +288,7 @@ def run_eval(
         for event in runner.events():
             emit(event)
         if runner.limits is not None:
-            result.spent = dict(runner.limits.spent()) if hasattr(runner.limits, "spent") else {}
+            result.spent = dict(runner.limits.spent())
     finally:
         runner.close()
     if out is not None:

@@ -127,15 +127,6 @@ class Checkpointer:
             self._saver = None
 
 
-def save_checkpoint(trial: Path, checkpoint: Checkpoint) -> None:
-    """Write one checkpoint (see Checkpointer.save)."""
-    checkpointer = Checkpointer(trial)
-    try:
-        checkpointer.save(checkpoint)
-    finally:
-        checkpointer.close()
-
-
 def load_checkpoint(trial: Path, state_class: type | None = None) -> Checkpoint | None:
     """Return the trial's checkpoint, or None if it has none (or only a torn one)."""
     import json
@@ -223,7 +214,6 @@ def save_trial(
     """Save a playing trial's checkpoint after a decision: its graph state and what the next decision needs."""
     obs = ctx.observation
     assert obs is not None
-    ctx.log.flush()  # the logs' lengths below must hold every line of the decisions so far
     model_states = {}
     for role, model in models.items():
         get = getattr(model, "checkpoint_state", None)

@@ -271,7 +271,7 @@ def _play(
     error: str | None = None
     error_kind: str | None = None
     disk_full = False
-    every = recipe.checkpoint_every if out is not None else None
+    every = recipe.checkpoint_every or 0
     checkpointer = Checkpointer(out) if out is not None and every else None
     try:
         saved = load_checkpoint(out, builder.state) if (options.resume and out is not None) else None
@@ -355,7 +355,7 @@ def _play(
                 if _over_budget(recipe, ctx.usage) or (options.limits is not None and options.limits.exhausted()):
                     outcome = "budget"
                     return
-                if checkpointer is not None and every and out is not None and state["decision"] % every == 0:
+                if checkpointer is not None and out is not None and state["decision"] % every == 0:
                     save_trial(checkpointer, out, state, ctx, models, seed, kept.path_length, kept.resumes)
         outcome = state.get("outcome") or "interrupted"
     except OSError:
