@@ -325,8 +325,12 @@ def test_an_engine_that_dies_ends_the_trial_and_eval_plays_it_once_more(tmp_path
 
     def kill_engine(state):
         if state["decision"] == 5:
-            for pid in _engines(os.getpid()):
+            engines = _engines(os.getpid())
+            for pid in engines:
                 os.kill(pid, signal.SIGKILL)
+            deadline = time.time() + 30  # wait for the death it caused: the next step meets a dead engine
+            while time.time() < deadline and any(Path(f"/proc/{pid}").exists() for pid in engines):
+                time.sleep(0.01)
         return None
 
     builder = GraphBuilder.from_recipe(recipe).add_node("saboteur", kill_engine, before="act")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from doomagent.cli import commands, evaluate, watch  # noqa: F401  (they add their commands to the app)
@@ -22,10 +21,4 @@ def main() -> None:
     except DoomAgentError as exc:  # pragma: no cover - commands catch their own
         err.print(f"error: {exc}")
         code = 2
-    from doomagent.env.doom_env import abandoned_engines
-
-    if abandoned_engines():  # an engine died: leave without the destructor that would wait on it
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
     sys.exit(code)

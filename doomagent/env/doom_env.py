@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import atexit
 import math
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from doomagent._proc import Reaper, children
+from doomagent.env._engine import EngineLink, abandon, dead_engine_hint, own_session_launcher
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import MapGeometry, resolve_wad
@@ -93,6 +92,9 @@ class DoomEnv:
         cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "doomagent"
         cache.mkdir(parents=True, exist_ok=True)
         game.set_doom_config_path(str(cache / "_vizdoom.ini"))
+        engine = Path(vzd.__file__).with_name("vizdoom")
+        if engine.is_file():
+            game.set_vizdoom_path(str(own_session_launcher(engine, cache)))
         game.set_doom_map(c.map)
         game.set_doom_skill(c.skill)
         game.set_screen_resolution(getattr(vzd.ScreenResolution, f"RES_{c.resolution}"))
@@ -121,6 +123,7 @@ class DoomEnv:
         # The engine is a process of its own that ignores our death: have it killed if we die unannounced.
         self._engine_pids = {p for p in children() - before if _is_engine(p)}
         self._reaper = Reaper(self._engine_pids)
+        self._link = EngineLink(self._engine_pids)
         return game
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -133,15 +136,12 @@ class DoomEnv:
         record = options.pop("record", None)
         if options:
             raise ConfigError(f"unknown reset options: {', '.join(options)}", hint="known: record")
-        if seed is not None:
-            self._game.set_seed(int(seed) % (2**31))
         if record is not None:
             self.recording = Path(record)
             self.recording.parent.mkdir(parents=True, exist_ok=True)
-            self._game.new_episode(str(self.recording))
         else:
             self.recording = None
-            self._game.new_episode()
+        self._engine(self._new_episode, seed, self.recording)
         self._held[:] = 0
         self._last_motion = None
         self._running = False
@@ -167,20 +167,16 @@ class DoomEnv:
         if self._done or self._obs is None:
             raise EngineError("step() called on a finished episode", hint="call reset() first")
         act = list(Action)[action] if isinstance(action, (int, np.integer)) else parse_action(action)
-        self._check_engine()
         reward = 0.0
-        try:
-            if lag > 0:
-                if self.config.realtime_hold and self._last_motion is not None:
-                    self._held[self._last_motion] = max(self._held[self._last_motion], lag)
-                reward += self._advance(lag)
-                if self._game.is_episode_finished() or self._game.is_player_dead():
-                    outcome = self._outcome()
-                    self._done = outcome is not None
-                    if self._done:
-                        return self._finish(reward, outcome)
-        except Exception as exc:
-            raise _engine_failure(exc) from exc
+        if lag > 0:
+            if self.config.realtime_hold and self._last_motion is not None:
+                self._held[self._last_motion] = max(self._held[self._last_motion], lag)
+            reward += self._advance(lag)
+            if self._game.is_episode_finished() or self._game.is_player_dead():
+                outcome = self._outcome()
+                self._done = outcome is not None
+                if self._done:
+                    return self._finish(reward, outcome)
         if act is Action.SPEED:
             self._running = not self._running
         button = ACTION_BUTTON[act]
@@ -189,11 +185,8 @@ class DoomEnv:
             self._held[button] = max(self._held[button], hold)
             if act.is_motion:
                 self._last_motion = button
-        try:
-            reward += self._advance(self.config.decision_frames)
-            outcome = self._outcome()
-        except Exception as exc:
-            raise _engine_failure(exc) from exc
+        reward += self._advance(self.config.decision_frames)
+        outcome = self._outcome()
         self._done = outcome is not None
         return self._finish(reward, outcome)
 
@@ -208,18 +201,15 @@ class DoomEnv:
         return None if self._obs is None else self._obs.screen
 
     def close(self) -> None:
-        """Stop the engine (this also finishes writing a demo being recorded)."""
-        if self._game is not None:
+        """Stop the engine (this also finishes writing a demo being recorded); never waits on a dead engine."""
+        game = getattr(self, "_game", None)  # None too when __init__ failed before the engine started
+        if game is not None:
+            self._game = None
             try:
-                if self._engine_alive():
-                    self._game.close()
-                else:
-                    _abandon(self._game)
+                if not self._link.finish(game.close):
+                    abandon(game)  # its engine died: closing or destroying the game would wait for ever
             finally:
-                self._game = None
-                reaper = getattr(self, "_reaper", None)
-                if reaper is not None:
-                    reaper.release()
+                self._reaper.release()
 
     # -- extras --------------------------------------------------------------------------------
 
@@ -230,7 +220,7 @@ class DoomEnv:
 
     def send_command(self, command: str) -> None:
         """Run a console command (cheats such as `warp X Y` need cheats=True); it acts next tic."""
-        self._game.send_game_command(command)
+        self._engine(self._game.send_game_command, command)
 
     def engine_player_sector(self) -> int:
         """Return the sector the engine itself puts the player in (needs engine_objects=True)."""
@@ -252,7 +242,7 @@ class DoomEnv:
             if self._frame % every == 0:
                 self._obs = self._observe()
                 yield self._obs
-            self._game.advance_action(1, True)
+            self._engine(self._game.advance_action, 1, True)
             self._frame += 1
             self.tracker.update(self._frame, *self._position())
 
@@ -270,10 +260,10 @@ class DoomEnv:
             self._obs = self._observe()
         gap = frame - self._frame
         if gap > 1 and not game.is_episode_finished():
-            game.advance_action(gap - 1, False)
+            self._engine(game.advance_action, gap - 1, False)
             self._frame += gap - 1
         if gap >= 1 and not game.is_episode_finished():
-            game.advance_action(1, True)
+            self._engine(game.advance_action, 1, True)
             self._frame += 1
             if not game.is_episode_finished():
                 self._obs = self._observe()
@@ -283,32 +273,40 @@ class DoomEnv:
     # -- internals -----------------------------------------------------------------------------
 
     def _start_replay(self, path: Path) -> None:
-        self._game.replay_episode(str(path))
+        self._engine(self._game.replay_episode, str(path))
         self._replaying = path
         self._frame = 0
         x, y = self._position()
         self.tracker.reset(0, x, y)
         self._done = True  # a replay is not steppable
 
-    def _engine_alive(self) -> bool:
-        for pid in getattr(self, "_engine_pids", ()):
-            try:
-                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                return False
-            if state in ("Z", "X"):
-                return False
-        return True
+    def _engine(self, fn: Any, *args: Any) -> Any:
+        """Call into the engine on its link: a dead engine is an EngineError, never a call that waits for ever."""
+        try:
+            return self._link.call(fn, *args)
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise _engine_failure(exc) from exc
 
-    def _check_engine(self) -> None:
-        # An engine that died between two calls would leave the next call waiting forever: look first.
-        if not self._engine_alive():
-            raise EngineError(
-                "the ViZDoom engine stopped unexpectedly",
-                hint="the trial ended early; `doomagent eval` plays such a trial once more",
-            )
+    def _new_episode(self, seed: int | None, record: Path | None) -> None:
+        if seed is not None:
+            self._game.set_seed(int(seed) % (2**31))
+        if record is not None:
+            self._game.new_episode(str(record))
+        else:
+            self._game.new_episode()
 
     def _advance(self, tics: int) -> float:
+        reward = float(self._engine(self._play_tics, tics))
+        if self._game.is_episode_finished():
+            self._obs = self._final_observation()
+        else:
+            self._obs = self._observe()
+        return reward
+
+    def _play_tics(self, tics: int) -> float:
+        """Play `tics` tics with the held keys (on the engine's link); return the reward."""
         game = self._game
         reward = 0.0
         done = 0
@@ -326,10 +324,6 @@ class DoomEnv:
             self._held = np.maximum(self._held - span, 0)
             done += span
         self._frame += done
-        if game.is_episode_finished():
-            self._obs = self._final_observation()
-        else:
-            self._obs = self._observe()
         return reward
 
     def _position(self) -> tuple[float, float]:
@@ -417,28 +411,6 @@ class DoomEnv:
         }
 
 
-_ABANDONED: list[Any] = []
-
-
-def _abandon(game: Any) -> None:
-    """Keep a game whose engine died: ViZDoom's close() (and its destructor) would wait forever on the dead
-    engine while a demo is being recorded. The process then ends with os._exit, skipping that destructor."""
-    if not _ABANDONED:
-        atexit.register(_exit_without_destructors)
-    _ABANDONED.append(game)
-
-
-def abandoned_engines() -> bool:
-    """Return True when an engine died in this process (its game could not be closed)."""
-    return bool(_ABANDONED)
-
-
-def _exit_without_destructors() -> None:
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(1 if getattr(sys, "last_value", None) is not None else 0)
-
-
 def _is_engine(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip().startswith("vizdoom")
@@ -450,8 +422,7 @@ def _engine_failure(exc: Exception) -> Exception:
     """Return an EngineError for the engine's own exceptions (it died or stopped); others unchanged."""
     if type(exc).__module__.startswith("vizdoom") or "ViZDoom" in type(exc).__name__:
         return EngineError(
-            f"the ViZDoom engine stopped unexpectedly ({type(exc).__name__}: {exc})",
-            hint="the trial ended early; `doomagent eval` plays such a trial once more",
+            f"the ViZDoom engine stopped unexpectedly ({type(exc).__name__}: {exc})", hint=dead_engine_hint()
         )
     return exc
 

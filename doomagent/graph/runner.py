@@ -372,7 +372,8 @@ def _play(
                 trial=trial,
                 outcome=outcome,
                 frames=env.frame,
-                decisions=state.get("decision", 0),
+                # an interrupt between the step's log line and the state's update: the log is the record
+                decisions=max(state.get("decision", 0), len(log.steps) if log is not None else 0),
                 waits=state.get("waits", 0),
                 rooms_entered=list(env.tracker.entries),
                 room_frames=dict(env.tracker.frames),

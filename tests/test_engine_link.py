@@ -1,0 +1,97 @@
+"""A dead engine never hangs the process and never changes its exit status (doomagent/env/_engine.py)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.engine
+
+
+def _child(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        check=False,
+    )
+
+
+def test_a_program_that_abandoned_an_engine_exits_with_its_own_status(tmp_path):
+    done = _child(
+        """
+        import os, signal, sys, time
+        from doomagent.env import DoomEnv
+        from doomagent.env._engine import abandoned_engines
+        env = DoomEnv()
+        env.reset(seed=1, options={"record": sys.argv[1]})  # a game recording a demo: its close would hang
+        env.step("UP")
+        for pid in env._link.pids:
+            os.kill(pid, signal.SIGKILL)
+        while env._link.alive():
+            time.sleep(0.01)
+        env.close()
+        print("abandoned", abandoned_engines())
+        sys.exit(3)
+        """,
+        str(tmp_path / "episode.lmp"),
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "abandoned 1" in done.stdout
+
+
+def test_an_engine_killed_in_the_middle_of_a_call_is_an_engine_error_not_a_hang(tmp_path):
+    done = _child(
+        """
+        import os, signal, sys, threading, time
+        from doomagent.env import DoomEnv
+        from doomagent.errors import EngineError
+        env = DoomEnv(max_frames=None, stuck_frames=10**9)
+        env.reset(seed=1, options={"record": sys.argv[1]})
+        pids = list(env._link.pids)
+        steps = [0]
+
+        def kill_soon():
+            while steps[0] < 50:
+                time.sleep(0.001)
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+
+        threading.Thread(target=kill_soon, daemon=True).start()
+        try:
+            while True:  # the kill lands while the engine plays one of these steps
+                env.step("UP")
+                steps[0] += 1
+        except EngineError as exc:
+            print("engine error:", exc.message)
+        env.close()
+        print("closed")
+        sys.exit(5)
+        """,
+        str(tmp_path / "episode.lmp"),
+        timeout=90,
+    )
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "engine error: the ViZDoom engine stopped unexpectedly" in done.stdout and "closed" in done.stdout
+
+
+def test_the_engine_runs_in_a_session_of_its_own_and_closes_with_its_demo(tmp_path):
+    from doomagent.env import DoomEnv
+
+    env = DoomEnv()
+    env.reset(seed=1, options={"record": tmp_path / "episode.lmp"})
+    env.step("UP")
+    (pid,) = env._link.pids
+    assert os.getsid(pid) == pid != os.getsid(0)  # signals to doomagent's process group do not reach it
+    env.close()
+    deadline = time.time() + 10
+    while time.time() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()
+    assert (tmp_path / "episode.lmp").stat().st_size > 0
