@@ -36,9 +36,14 @@ def children(pid: int | None = None) -> set[int]:
 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM (kill, a scheduler's stop) like Ctrl-C: the trial ends cleanly with its files written."""
+    """Treat SIGTERM (kill, a scheduler's stop) like Ctrl-C: the trial ends cleanly with its files written.
+
+    Only the first SIGTERM interrupts: more of them (a worker also hears its parent die) would cut short the
+    writing of what the first one asked to keep.
+    """
 
     def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, stop)

@@ -54,3 +54,13 @@ class FatalProviderError(RunError):
 
 class EngineError(RunError):
     """Raise when the ViZDoom engine fails to start or stops unexpectedly."""
+
+
+class ModelServerError(RunError):
+    """Raise when a model server that doomagent started (the embedded llama.cpp server) has exited: the
+    trial ends at once with outcome `error` (`error_kind: model_server`), and `eval` plays it once more."""
+
+
+class ProviderUnreachableError(RunError):
+    """Raise when every model call of `unreachable_after` decisions in a row failed with connection errors,
+    5xx or timeouts after their retries: the trial ends with outcome `error` (`error_kind: provider`)."""

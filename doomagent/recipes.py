@@ -128,6 +128,13 @@ class Recipe(BaseModel):
     )
     actions: list[str] | None = Field(None, description="the actions the Agent may answer; default: all")
     prompts_dir: Path | None = Field(None, description="a folder of your own vision/planner/agent .j2 files")
+    unreachable_after: int | None = Field(
+        10,
+        ge=1,
+        description="end the trial (outcome error, provider unreachable) after this many decisions in a row "
+        "whose model calls all failed with connection errors, 5xx or timeouts after their retries; a few "
+        "failures in a row are played as WAIT; null: never",
+    )
     checkpoint_every: int | None = Field(
         25,
         ge=1,

@@ -60,7 +60,9 @@ class TrialResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     env: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None  # what ended a trial with outcome `error`, with its hint
-    error_kind: str | None = None  # provider (retrying cannot fix it) or engine (the engine died: eval retries once)
+    # provider (retrying cannot fix it, or it stopped answering), engine or model_server (the engine or the local
+    # model's server died: eval plays the trial once more)
+    error_kind: str | None = None
     audit: VisionAudit = Field(default_factory=VisionAudit, validation_alias=AliasChoices("vision_audit", "audit"))
     folder: Path | None = Field(None, exclude=True)  # where the trial's files are
     distance_to_exit: float | None = Field(None, exclude=True)  # filled in by reports (walking distance)

@@ -192,16 +192,27 @@ def run(
         _fail(exc)
     except OSError as exc:
         _fail(disk_error(exc))
+    from doomagent.cli._closing import never_answered, trial_lines
+
     for r in results:
-        rooms = ", ".join(f"{room}@{f}" for f, room in r.rooms_entered)
-        out.print(
-            f"trial {r.trial}: {r.outcome} after {r.frames} frames, {r.decisions} decisions, "
-            f"{r.waits} WAIT fallbacks; rooms {rooms}"
-        )
+        for line in trial_lines(r):
+            out.print(line)
     out.print(f"wrote {folder}")
     failed = [r for r in results if r.outcome == "error"]
     if failed:
         err.print(Text.assemble(("error: ", "bold red"), failed[0].error or "the provider failed"))
+        raise typer.Exit(1)
+    silent = [(r, never_answered(r.usage)) for r in results if never_answered(r.usage)]
+    if silent:
+        r, roles = silent[0]
+        err.print(
+            Text.assemble(
+                ("error: ", "bold red"),
+                f"no call of role {', '.join(roles)} got an answer in trial {r.trial} "
+                f"({r.usage.roles[roles[0]].calls} calls, all failed)",
+            )
+        )
+        err.print(Text.assemble(("hint: ", "yellow"), f"see {folder}/trial-*/calls.jsonl; `doomagent doctor`"))
         raise typer.Exit(1)
 
 

@@ -86,11 +86,22 @@ def eval_cmd(
         _fail(exc)
     except OSError as exc:
         _fail(disk_error(exc))
+    from doomagent.cli._closing import group_lines, never_answered
+    from doomagent.summary import TrialResult
+
     failed: dict[str, str] = {}
+    groups: dict[str, list[TrialResult]] = {}
     for summary in result.summaries:
+        group = f"{summary.get('recipe')} / {summary.get('model')}"
+        groups.setdefault(group, []).append(TrialResult.model_validate(summary))
         if summary.get("outcome") == "error":
-            group = f"{summary.get('recipe')} / {summary.get('model')}"
             failed.setdefault(group, str(summary.get("error") or "the provider failed"))
+    for group, played in groups.items():
+        for line in group_lines(group, played):
+            out.print(line)
+        silent = sorted({role for t in played for role in never_answered(t.usage)})
+        if group not in failed and silent:
+            failed[group] = f"no call of role {', '.join(silent)} got an answer in a whole trial"
     for group, why in failed.items():
         err.print(Text.assemble(("failed: ", "bold red"), f"{group}: {why}"))
     if failed:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from doomagent.core.usage import RoleUsage, Usage
-from doomagent.errors import FatalProviderError, RunError
+from doomagent.errors import FatalProviderError, ModelServerError, ProviderUnreachableError, RunError
 from doomagent.limits import Limits, slot
 from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse, ProviderError
 
@@ -72,6 +72,7 @@ def call_model(
         gate = RoleGate(ctx.limits, ctx.limit_key(model_role), ctx.usage)(request)
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
+    server_gone: ModelServerError | None = None
     start = time.perf_counter()
     try:
         with gate as held:
@@ -79,6 +80,9 @@ def call_model(
             response = _safe(model.complete(request))
     except ProviderError as exc:
         error = {"type": exc.kind, "status": exc.status, "message": str(exc)[:500]}
+    except ModelServerError as exc:
+        server_gone = exc
+        error = {"type": "model_server", "message": str(exc)[:500]}
     except RunError as exc:
         error = {"type": "other", "message": str(exc)[:500]}
     fatal = error is not None and error["type"] in FATAL_KINDS
@@ -106,6 +110,7 @@ def call_model(
         request.text(),
     )
     ctx.think_s += latency
+    ctx.decision_calls.append((request.role, model.name, error))
     if ctx.limits is not None:
         ctx.limits.charge(1, (response.cost or 0.0) if response else 0.0)
     ctx.usage.add(
@@ -113,12 +118,15 @@ def call_model(
         RoleUsage(
             calls=1,
             errors=int(error is not None),
+            failed=int(response is None),
             latency_s=latency,
             input_tokens=(response.input_tokens or 0) if response else 0,
             output_tokens=(response.output_tokens or 0) if response else 0,
             cost=(response.cost or 0.0) if response else 0.0,
         ),
     )
+    if server_gone is not None:
+        raise server_gone
     if fatal and error is not None:
         raise FatalProviderError(
             f"role {request.role} ({model.name}): {error['type'].replace('_', ' ')} error: {error['message'][:300]}",
@@ -135,3 +143,39 @@ _FATAL_HINTS = {
     "bad_request": "the provider refused the request itself: check the role's settings (max_tokens, structured, "
     "extra) and the recipe's context_tokens",
 }
+
+
+# Failures that say the provider is not answering at all (after the call's own retries).
+UNREACHABLE_KINDS: frozenset[str] = frozenset({"connection", "server", "timeout"})
+
+
+@dataclass
+class Reachability:
+    """Count, per model, the decisions in a row in which all of its calls failed to reach it; raise at `limit`.
+
+    A decision in which a model is not called (a cadence step, a scripted node) neither counts nor breaks
+    its run; any answer, or another kind of failure, starts it again from zero.
+    """
+
+    limit: int | None
+    streaks: dict[str, int] = field(default_factory=dict)
+
+    def decision(self, calls: list[tuple[str, str, dict[str, Any] | None]]) -> None:
+        """Take one decision's calls (role, model, error or None); raise ProviderUnreachableError at the limit."""
+        by_model: dict[str, list[tuple[str, dict[str, Any] | None]]] = {}
+        for role, model, error in calls:
+            by_model.setdefault(model, []).append((role, error))
+        for model, made in by_model.items():
+            if any(error is None or error["type"] not in UNREACHABLE_KINDS for _, error in made):
+                self.streaks[model] = 0
+                continue
+            streak = self.streaks[model] = self.streaks.get(model, 0) + 1
+            if self.limit is not None and streak >= self.limit:
+                role, error = made[-1]
+                assert error is not None
+                raise ProviderUnreachableError(
+                    f"provider unreachable: {model} (role {role}) failed every call of {streak} decisions in a "
+                    f"row; it last answered: {error['type'].replace('_', ' ')} error: {error['message'][:300]}",
+                    hint="check that the server or provider is up and the role's api_base; run the same command "
+                    "again to go on (the recipe's unreachable_after sets how many decisions it may fail)",
+                )

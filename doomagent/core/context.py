@@ -48,6 +48,8 @@ class RunContext:
     think_s: float = 0.0  # model time of the decision so far (the real-time protocol turns it into frames)
     decision_started: float = 0.0  # perf_counter() when the decision began (the real-time wall clock)
     wait_frames: int = 0  # frames the game ran while the model thought (real-time protocol)
+    # this decision's calls so far: (role, model name, the logged error or None); the runner reads and clears it
+    decision_calls: list[tuple[str, str, dict[str, Any] | None]] = field(default_factory=list)
 
     def limit_key(self, role: str) -> str:
         """Return the name `role`'s model goes by in rate limits: the recipe's model string."""

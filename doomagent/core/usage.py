@@ -15,7 +15,8 @@ class RoleUsage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     calls: int = 0
-    errors: int = 0
+    errors: int = 0  # calls that failed or whose answer was unusable
+    failed: int = 0  # calls that got no answer at all (the provider or its server failed, after retries)
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
@@ -27,6 +28,7 @@ class RoleUsage(BaseModel):
         return RoleUsage(
             calls=self.calls + other.calls,
             errors=self.errors + other.errors,
+            failed=self.failed + other.failed,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cost=self.cost + other.cost,

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
 import secrets
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing.managers import BaseManager
 from pathlib import Path
 from typing import Any
 
-from doomagent._proc import die_with_parent
+from doomagent._proc import die_with_parent, sigterm_as_interrupt
 from doomagent.eval.runner import EvalLimits, Event, Finished, Job
 from doomagent.limits import Coordinator, Limits
 
@@ -81,6 +83,14 @@ class LocalBackend:
             except (queue.Empty, EOFError, OSError):
                 return out
 
+    def interrupt(self, timeout: float = 8.0) -> None:
+        """Stop the running trials as Ctrl-C would (each writes its summary); wait up to `timeout` for them."""
+        for process in list(getattr(self._pool, "_processes", {}).values()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+        if self._running:
+            wait(set(self._running), timeout=timeout)
+
     def close(self) -> None:
         """Stop the workers and the limits server."""
         self._pool.shutdown(wait=not self._running, cancel_futures=True)
@@ -121,4 +131,12 @@ def _play(job: Job) -> dict[str, Any]:
         except ProcessLookupError:  # the eval was killed: stop rather than write on as an orphan
             os._exit(3)
 
-    return play_job(job, folder=Path(job.folder), emit=_EVENTS.put, limits=_LIMITS, on_decision=alive)
+    try:
+        with sigterm_as_interrupt():  # a stopped eval (or its whole process group) ends the trial with its summary
+            return play_job(job, folder=Path(job.folder), emit=_EVENTS.put, limits=_LIMITS, on_decision=alive)
+    except KeyboardInterrupt:
+        # The trial's files are written: the worker now dies of the signal, as it would have without the
+        # handler (an interrupted worker that waited for its next job would keep the pool, and the eval, alive).
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise

@@ -173,6 +173,9 @@ class RayBackend:
             apply_delta(Path(folder), delta)
         self._events.extend(events)
 
+    def interrupt(self) -> None:
+        """Leave the running tasks to `close`: a cut trial goes on from the checkpoint the driver holds."""
+
     def close(self) -> None:
         """Cancel what still runs; shut Ray down if this eval started it."""
         ray = _ray()

@@ -123,6 +123,7 @@ def plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwri
 
 
 BackendName = Literal["local", "ray"]
+REPLAYED_ERRORS = ("engine", "model_server")  # a trial that ended so is played once more
 MAX_LOST = 3  # times a trial whose worker or node died is played again before the eval gives up
 
 
@@ -191,6 +192,10 @@ class Backend(Protocol):
         """Return the workers' news since the last call."""
         ...
 
+    def interrupt(self) -> None:
+        """Stop the running trials as Ctrl-C would, giving them a few seconds to write their summaries."""
+        ...
+
     def close(self) -> None:
         """Stop the workers (and anything the backend started)."""
         ...
@@ -231,8 +236,8 @@ def run_eval(
         limits: rate limits per model and a budget, shared by every worker of the eval.
         out: the eval folder; `eval.json` there records a cut by the budget.
 
-    A trial whose engine died is played once more; one whose worker or node died is played again (from its
-    checkpoint) up to MAX_LOST times. Once the budget is spent no trial starts, running ones end with
+    A trial whose engine or model server died is played once more; one whose worker or node died is played
+    again (from its checkpoint) up to MAX_LOST times. Once the budget is spent no trial starts, running ones end with
     outcome `budget`, and the result says the eval was cut.
     """
     limits = limits or EvalLimits()
@@ -276,7 +281,7 @@ def run_eval(
                     pending.appendleft(job)
                     continue
                 summary = done.summary or {}
-                if summary.get("error_kind") == "engine" and job.folder not in engine_retried:
+                if summary.get("error_kind") in REPLAYED_ERRORS and job.folder not in engine_retried:
                     engine_retried.add(job.folder)
                     _clear_unless_checkpointed(Path(job.folder))
                     emit(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
@@ -289,6 +294,9 @@ def run_eval(
             emit(event)
         if runner.limits is not None:
             result.spent = dict(runner.limits.spent())
+    except KeyboardInterrupt:
+        runner.interrupt()
+        raise
     finally:
         runner.close()
     if out is not None:

@@ -15,13 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doomagent.core.calls import RoleGate
+from doomagent.core.calls import Reachability, RoleGate
 from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
 from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.outcome import FINISHED
-from doomagent.errors import ConfigError, EngineError, FatalProviderError
+from doomagent.errors import (
+    ConfigError,
+    EngineError,
+    FatalProviderError,
+    ModelServerError,
+    ProviderUnreachableError,
+    RunError,
+)
 from doomagent.graph.builder import GraphBuilder
 from doomagent.graph.checkpoint import (
     Checkpointer,
@@ -272,6 +279,7 @@ def _play(
     error_kind: str | None = None
     disk_full = False
     every = recipe.checkpoint_every or 0
+    reach = Reachability(recipe.unreachable_after)
     checkpointer = Checkpointer(out) if out is not None and every else None
     try:
         saved = load_checkpoint(out, builder.state) if (options.resume and out is not None) else None
@@ -350,8 +358,10 @@ def _play(
                 if live is not None:
                     live.update(ctx.observation, state, force=bool(state.get("done")))
                 yield _decision(trial, recipe, state, ctx, custom)
+                calls, ctx.decision_calls = ctx.decision_calls, []
                 if state.get("done"):
                     continue
+                reach.decision(calls)
                 if _over_budget(recipe, ctx.usage) or (options.limits is not None and options.limits.exhausted()):
                     outcome = "budget"
                     return
@@ -361,11 +371,11 @@ def _play(
     except OSError:
         disk_full = True  # the trial's files could not be written: no summary claims it finished
         raise
-    except (FatalProviderError, EngineError) as exc:
+    except (FatalProviderError, EngineError, ModelServerError, ProviderUnreachableError) as exc:
         if env is None:
             raise  # before the engine started: nothing to summarise
         outcome, error = "error", str(exc)
-        error_kind = "engine" if isinstance(exc, EngineError) else "provider"
+        error_kind = _error_kind(exc)
     finally:
         if env is not None and ctx is not None:
             stream.result = TrialResult(
@@ -411,6 +421,15 @@ def _play(
                 close = getattr(model, "close", None)
                 if callable(close):
                     close()
+
+
+def _error_kind(exc: RunError) -> str:
+    """Return the summary's `error_kind` for an error that ended a trial."""
+    if isinstance(exc, EngineError):
+        return "engine"
+    if isinstance(exc, ModelServerError):
+        return "model_server"
+    return "provider"
 
 
 def _decision(trial: int, recipe: Recipe, state: dict[str, Any], ctx: RunContext, custom: tuple[str, ...]) -> Decision:

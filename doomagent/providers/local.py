@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -151,6 +152,17 @@ def require_llama_cpp() -> None:
         )
 
 
+REPACK_ENV = "DOOMAGENT_LOCAL_REPACK"
+
+
+def repack_default() -> bool:
+    """Return whether local servers repack weights: $DOOMAGENT_LOCAL_REPACK (on or off), off by default."""
+    value = os.environ.get(REPACK_ENV, "off").strip().lower()
+    if value not in ("on", "off"):
+        raise ConfigError(f"{REPACK_ENV}={value!r} is not on or off", hint=f"unset {REPACK_ENV}, or set it to on/off")
+    return value == "on"
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -167,6 +179,9 @@ class LocalServer:
     n_ctx: int = 4096
     threads: int | None = None
     startup_timeout: float = 180.0
+    # llama.cpp's weight repacking into extra buffer types (AMX, interleaved layouts) at load; it crashes on
+    # AMX CPUs, so off unless asked ($DOOMAGENT_LOCAL_REPACK=on, or this field). See bench/local_model.py.
+    repack: bool = field(default_factory=lambda: repack_default())
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
@@ -187,7 +202,9 @@ class LocalServer:
         cmd = [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "doomagent.providers._llama_server",
+            "--repack",
+            "on" if self.repack else "off",
             "--model",
             str(gguf),
             "--model_alias",
@@ -230,6 +247,18 @@ class LocalServer:
         tail = self.log_tail()
         self.stop()
         raise EngineError(f"the llama.cpp server did not answer within {self.startup_timeout:.0f} s: {tail}")
+
+    def exit_status(self) -> str | None:
+        """Return how the started server ended ("exit code 1", "killed by SIGSEGV"), or None while it runs."""
+        if self.process is None or self.process.poll() is None:
+            return None
+        code = self.process.returncode
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
 
     def log_tail(self, chars: int = 800) -> str:
         """Return the end of the server's log (what it printed before failing)."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from doomagent.errors import ConfigError
-from doomagent.providers.base import Model, ModelRequest, ModelResponse
+from doomagent.errors import ConfigError, ModelServerError
+from doomagent.providers.base import Model, ModelRequest, ModelResponse, ProviderError
 from doomagent.providers.settings import RoleSettings
 
 
@@ -42,10 +42,26 @@ class ServedLocalModel:
         self._inner = LiteLLMModel(served)
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        """Answer through the local server."""
+        """Answer through the local server; raise ModelServerError once the server has exited."""
         self.start()
         assert self._inner is not None
-        return self._inner.complete(request)
+        self._check_server()
+        try:
+            return self._inner.complete(request)
+        except ProviderError:
+            self._check_server()  # a refused connection because the server died: say that, not the refusal
+            raise
+
+    def _check_server(self) -> None:
+        server = self.servers.get(self.spec)
+        ended = server.exit_status() if server is not None else None
+        if server is not None and ended is not None:
+            tail = " | ".join(line for line in server.log_tail(1200).splitlines()[-6:] if line.strip())
+            raise ModelServerError(
+                f"the llama.cpp server of local/{self.spec} stopped ({ended}); its last log lines: {tail}",
+                hint="`doomagent doctor` checks that each local model loads and answers on this machine; "
+                "`doomagent eval` plays such a trial once more",
+            )
 
     def close(self) -> None:
         """Stop the server (every role sharing it stops with it)."""
