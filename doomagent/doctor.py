@@ -170,7 +170,7 @@ def check_roles(recipe: Recipe) -> Iterator[Finding]:
     if recipe.roles is None:
         yield Finding(f"recipe {recipe.name}", "ok", "plays no model", needed=True)
         return
-    settings = [s for _, s in recipe.roles.items()]
+    settings: list[object] = [s for _, s in recipe.roles.items()]
     for spec in local_names(settings):
         yield check_local_model(spec, needed=True)
     seen: set[str] = set()

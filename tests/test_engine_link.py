@@ -23,12 +23,14 @@ def _child(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedP
     )
 
 
-def test_a_program_that_abandoned_an_engine_exits_with_its_own_status(tmp_path):
+@pytest.mark.parametrize("then", ["close", "step", "nothing"])
+def test_a_program_that_lost_its_engine_exits_with_its_own_status(then, tmp_path):
     done = _child(
         """
         import os, signal, sys, time
         from doomagent.env import DoomEnv
         from doomagent.env._engine import abandoned_engines
+        from doomagent.errors import EngineError
         env = DoomEnv()
         env.reset(seed=1, options={"record": sys.argv[1]})  # a game recording a demo: its close would hang
         env.step("UP")
@@ -36,14 +38,21 @@ def test_a_program_that_abandoned_an_engine_exits_with_its_own_status(tmp_path):
             os.kill(pid, signal.SIGKILL)
         while env._link.alive():
             time.sleep(0.01)
-        env.close()
+        if sys.argv[2] == "close":
+            env.close()
+        elif sys.argv[2] == "step":
+            try:
+                env.step("UP")
+            except EngineError as exc:
+                print("step:", exc.message)
         print("abandoned", abandoned_engines())
-        sys.exit(3)
+        sys.exit(3)  # with "nothing", the interpreter's exit meets the dead engine's game
         """,
         str(tmp_path / "episode.lmp"),
+        then,
     )
     assert done.returncode == 3, done.stdout + done.stderr
-    assert "abandoned 1" in done.stdout
+    assert f"abandoned {0 if then == 'nothing' else 1}" in done.stdout
 
 
 def test_an_engine_killed_in_the_middle_of_a_call_is_an_engine_error_not_a_hang(tmp_path):

@@ -1,12 +1,14 @@
 """The embedded SmolLM2 model over real HTTP (llama.cpp's server on 127.0.0.1); needs the local extra."""
 
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +149,81 @@ def test_the_server_dies_with_its_parent_even_on_sigkill():
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(pid)
+
+
+def test_the_server_loads_weights_without_repacking_unless_asked(monkeypatch):
+    with LocalServer() as server:
+        cmdline = Path(f"/proc/{server.process.pid}/cmdline").read_text().split("\0")
+    assert cmdline[cmdline.index("--repack") + 1] == "off"  # AMX CPUs crash on repacked weights
+    monkeypatch.setenv("DOOMAGENT_LOCAL_REPACK", "on")
+    assert LocalServer().repack is True
+    monkeypatch.setenv("DOOMAGENT_LOCAL_REPACK", "yes")
+    with pytest.raises(ConfigError, match="DOOMAGENT_LOCAL_REPACK='yes' is not on or off"):
+        LocalServer()
+
+
+def _llama_servers(pid):
+    """Return the pids of llama.cpp servers among the descendants of `pid`."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != parent:
+                    continue
+                child = int(stat.parent.name)
+                todo.append(child)
+                if "_llama_server" in (stat.parent / "cmdline").read_text():
+                    found.append(child)
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def test_a_server_that_dies_mid_trial_ends_it_at_once_with_its_log(tmp_path, monkeypatch):
+    from doomagent import GraphBuilder
+
+    servers = []
+    original_start = LocalServer.start
+
+    def spy(self):
+        servers.append(self)
+        return original_start(self)
+
+    def kill_server(state):
+        if state["decision"] == 5:
+            servers[0].process.kill()
+            servers[0].process.wait()
+        return None
+
+    monkeypatch.setattr(LocalServer, "start", spy)
+    recipe, folder = load_recipe("local", max_frames=200)
+    builder = GraphBuilder.from_recipe(recipe).add_node("saboteur", kill_server, before="agent")
+    result = run_trial(recipe, builder=builder, out=tmp_path, recipe_dir=folder)
+    assert result.outcome == "error" and result.error_kind == "model_server", result.error
+    assert result.decisions == 5  # the first call after the death ended the trial
+    assert "stopped (killed by SIGKILL); its last log lines:" in result.error
+    calls = [json.loads(x) for x in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert calls[-1]["error"]["type"] == "model_server" and len(calls) == 6
+
+
+def test_eval_plays_a_trial_whose_server_died_once_more(tmp_path):
+    proc = subprocess.Popen(
+        [*CLI, "eval", "local", "--trials", "1", "--max-frames", "40", "--workers", "1", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        steps = list(tmp_path.rglob("steps.jsonl"))
+        if steps and steps[0].read_text().count("\n") >= 3:
+            break
+        time.sleep(0.2)
+    (server,) = _llama_servers(proc.pid)
+    os.kill(server, signal.SIGKILL)
+    output, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, output
+    assert "stopped (killed by SIGKILL)" in output and "playing it again" in output
+    (summary,) = [json.loads(p.read_text()) for p in tmp_path.rglob("summary.json")]
+    assert summary["outcome"] == "max_frames" and summary["frames"] == 40

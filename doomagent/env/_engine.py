@@ -59,11 +59,17 @@ class _Job:
 
 
 class EngineLink:
-    """Run blocking calls into one engine on a helper thread, giving up on them once the engine is gone."""
+    """Run blocking calls into one engine's game on a helper thread, giving up on them once the engine is gone.
 
-    def __init__(self, pids: set[int]) -> None:
+    A game whose engine died is abandoned at once (see `abandon`), so that nothing, not even the interpreter's
+    exit, ever calls its close or destructor.
+    """
+
+    def __init__(self, game: Any, pids: set[int]) -> None:
+        self.game = game
         self.pids = frozenset(pids)
         self.stuck = False  # a call never came back from the dead engine: nothing more may be sent to it
+        self.abandoned = False
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="vizdoom-engine", daemon=True)
         self._thread.start()
@@ -78,23 +84,37 @@ class EngineLink:
             raise EngineError("the ViZDoom engine stopped unexpectedly", hint=dead_engine_hint())
         job = _Job(fn, args)
         self._jobs.put(job)
-        self._wait(job, None)
+        try:
+            self._wait(job, None)
+        except EngineError:
+            self._let_go()
+            raise
         if job.error is not None:
+            if not self.alive():
+                self._let_go()
             raise job.error
-        return job.result  # type: ignore[no-any-return]
+        return job.result
 
-    def finish(self, fn: Callable[[], object], timeout: float = _CLOSE_S) -> bool:
-        """Run `fn` (the game's close) and stop the helper; return False if it could not complete in time."""
+    def finish(self, timeout: float = _CLOSE_S) -> bool:
+        """Close the game (a live engine finishes its demo and quits) and stop the helper thread; return False
+        if the engine was dead or did not close within `timeout` (the game is then abandoned)."""
         if self.stuck or not self.alive():
+            self._let_go()
             return False
-        job = _Job(fn, ())
+        job = _Job(self.game.close, ())
         self._jobs.put(job)
         try:
             self._wait(job, timeout)
         except EngineError:
+            self._let_go()
             return False
         self._jobs.put(None)
         return job.error is None
+
+    def _let_go(self) -> None:
+        if not self.abandoned:
+            self.abandoned = True
+            abandon(self.game)
 
     def _wait(self, job: _Job, timeout: float | None) -> None:
         waited = 0.0

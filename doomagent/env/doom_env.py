@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from doomagent._proc import Reaper, children
-from doomagent.env._engine import EngineLink, abandon, dead_engine_hint, own_session_launcher
+from doomagent.env._engine import EngineLink, dead_engine_hint, own_session_launcher
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import MapGeometry, resolve_wad
@@ -123,7 +123,7 @@ class DoomEnv:
         # The engine is a process of its own that ignores our death: have it killed if we die unannounced.
         self._engine_pids = {p for p in children() - before if _is_engine(p)}
         self._reaper = Reaper(self._engine_pids)
-        self._link = EngineLink(self._engine_pids)
+        self._link = EngineLink(game, self._engine_pids)
         return game
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -202,12 +202,10 @@ class DoomEnv:
 
     def close(self) -> None:
         """Stop the engine (this also finishes writing a demo being recorded); never waits on a dead engine."""
-        game = getattr(self, "_game", None)  # None too when __init__ failed before the engine started
-        if game is not None:
+        if getattr(self, "_game", None) is not None:  # None too when __init__ failed before the engine started
             self._game = None
             try:
-                if not self._link.finish(game.close):
-                    abandon(game)  # its engine died: closing or destroying the game would wait for ever
+                self._link.finish()  # a dead engine's game is abandoned: closing it would wait for ever
             finally:
                 self._reaper.release()
 
