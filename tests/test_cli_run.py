@@ -128,4 +128,5 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_was_written(tmp_path):
     assert summary["outcome"] == "interrupted" and summary["decisions"] >= 20
     lines = steps.read_text().splitlines()
     assert all(json.loads(line)["action"] for line in lines)  # no truncated line
+    assert summary["decisions"] == len(lines)  # the summary counts what the log holds
     assert (tmp_path / "trial-000" / "episode.lmp").stat().st_size > 0

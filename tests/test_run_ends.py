@@ -162,6 +162,9 @@ def test_sigterm_to_the_whole_process_group_ends_the_run_within_seconds(command,
     assert len(summaries) == (2 if command == "eval" else 1), output.decode()
     for summary in summaries:
         assert summary["outcome"] == "interrupted" and summary["decisions"] >= 10
+    for steps in tmp_path.rglob("steps.jsonl"):
+        summary = json.loads((steps.parent / "summary.json").read_text())
+        assert summary["decisions"] == len(steps.read_text().splitlines())
     for demo in tmp_path.rglob("episode.lmp"):
         assert demo.stat().st_size > 0
     deadline = time.time() + 10
