@@ -19,12 +19,14 @@ _ACTION = r"(?:STRAFE[ _-]*LEFT|STRAFE[ _-]*RIGHT|UP|DOWN|LEFT|RIGHT|FIRE|USE|WA
 _AT_START = re.compile(rf"^(?P<action>{_ACTION})(?![A-Za-z0-9])(?P<rest>.*)$", re.I | re.S)
 _ALSO = re.compile(rf"^\s*(?:or|and|/|,|then|\+|&)\s*{_ACTION}(?![A-Za-z0-9])", re.I)
 _SEP = r"(?:\s*(?:\||:|=|->|=>|-|–|—)\s*)+"
+# A label may be quoted as a JSON key (`"action": "up."`, or JSON cut short by max_tokens).
 _LABEL = re.compile(
-    rf"(?:^|(?<=[\s|(\[{{,;>]))(?:final\s+|chosen\s+|next\s+)?(?:action|move|answer|decision){_SEP}(?P<value>[^\n|]*)",
+    rf"(?:^|(?<=[\s|(\[{{,;>]))[\"']?(?:final\s+|chosen\s+|next\s+)?(?:action|move|answer|decision)[\"']?"
+    rf"{_SEP}(?P<value>\"[^\"\n]*\"?|[^\n|]*)",  # a quoted value ends at its closing quote
     re.I,
 )
 _REASON = re.compile(
-    rf"(?:^|(?<=[\s|(\[{{,;>]))(?:reason|explanation|rationale|why){_SEP}(?P<value>.+)",
+    rf"(?:^|(?<=[\s|(\[{{,;>]))[\"']?(?:reason|explanation|rationale|why)[\"']?{_SEP}(?P<value>.+)",
     re.I | re.S,
 )
 _NOISE = re.compile(r"[*`~#]+|[\x00-\x08\x0b-\x1f\x7f]")
@@ -81,9 +83,19 @@ def _labelled(text: str) -> tuple[list[tuple[Action, str]], str | None]:
     for match in _LABEL.finditer(text):
         hit = _leading_action(match.group("value"))
         if hit is not None:
-            found.append(hit)
+            quoted = match.group("value").lstrip().startswith('"')  # a JSON value: nothing after it is a reason
+            found.append((hit[0], "") if quoted else hit)
     reason = _REASON.search(text)
-    return found, reason.group("value") if reason else None
+    return found, _unquoted(reason.group("value")) if reason else None
+
+
+def _unquoted(value: str) -> str:
+    """Return a JSON string value without its quotes (up to its closing quote, or all of it when cut short)."""
+    value = value.strip()
+    if not value.startswith('"'):
+        return value
+    end = re.search(r'(?<!\\)"', value[1:])
+    return value[1 : 1 + end.start()] if end else value[1:]
 
 
 def read_decision(text: str) -> tuple[Action, str]:

@@ -61,7 +61,7 @@ class TrialResult(BaseModel):
     env: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None  # what ended a trial with outcome `error`, with its hint
     # provider (retrying cannot fix it, or it stopped answering), engine or model_server (the engine or the local
-    # model's server died: eval plays the trial once more)
+    # model's server died: eval plays the trial once more), node (a node raised; the exception is re-raised)
     error_kind: str | None = None
     audit: VisionAudit = Field(default_factory=VisionAudit, validation_alias=AliasChoices("vision_audit", "audit"))
     folder: Path | None = Field(None, exclude=True)  # where the trial's files are

@@ -77,6 +77,11 @@ def state_keys(schema: type) -> frozenset[str]:
     return frozenset(_hints(schema))
 
 
+def declared_keys(schema: type) -> tuple[str, ...]:
+    """Return every key a state class declares, in declaration order (inherited keys first)."""
+    return tuple(_hints(schema))
+
+
 def _starting(reducer: Reducer, hint: Any) -> Reducer:
     """Return `reducer` fed the type's empty value (list(), dict(), 0...) for a key not yet set, as
     LangGraph does for a reducer channel."""

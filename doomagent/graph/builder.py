@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 
 from doomagent.core.context import RunContext
 from doomagent.core.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
-from doomagent.core.state import BASE_KEYS, DECISION_END, DoomState, state_keys
+from doomagent.core.state import BASE_KEYS, DECISION_END, DoomState, declared_keys, state_keys
 from doomagent.errors import ConfigError
 from doomagent.recipes import Recipe
 
@@ -123,7 +123,7 @@ class GraphBuilder:
     @property
     def custom_keys(self) -> tuple[str, ...]:
         """Return the state keys beyond DoomState's, in declaration order."""
-        return tuple(k for k in self._keys if k not in BASE_KEYS)
+        return tuple(k for k in declared_keys(self.state) if k not in BASE_KEYS)  # the same order every run
 
     def _index(self, name: str) -> int:
         try:
@@ -311,6 +311,14 @@ class GraphBuilder:
         if not self.steps or self.names[-1] != DECISION_END:
             raise ConfigError("the pipeline must end with the act node", hint=f"steps: {', '.join(self.names)}")
         bound = frozenset(self.node_names)
+        for after, route in self.routes.items():
+            unknown = [t for t in route.targets if t != NEXT and t not in bound]
+            if unknown:
+                raise ConfigError(
+                    f"the router after {after!r} may send the graph to {', '.join(map(repr, unknown))}, "
+                    "which is not a node of this graph",
+                    hint=f"targets are node names or NEXT; nodes: {', '.join(self.node_names)}",
+                )
         graph: StateGraph[Any, Any, Any, Any] = StateGraph(self.state, context_schema=RunContext)
         for step in self.steps:
             for node in step.nodes():

@@ -376,6 +376,9 @@ def _play(
             raise  # before the engine started: nothing to summarise
         outcome, error = "error", str(exc)
         error_kind = _error_kind(exc)
+    except Exception as exc:  # a node (often a custom one) raised: the trial failed, it was not interrupted
+        outcome, error, error_kind = "error", f"{type(exc).__name__}: {exc}"[:1000], "node"
+        raise
     finally:
         if env is not None and ctx is not None:
             stream.result = TrialResult(

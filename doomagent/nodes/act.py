@@ -62,6 +62,9 @@ def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any
         "done": bool(terminated or truncated),
         "history": [entry],
         "parse_ok": True,
+        # What was said to the Agent within this decision (a critic's objection) is spent once the move is
+        # played; only the WAIT fallback's word is for the next decision.
+        "feedback": state.get("feedback") if not state.get("parse_ok", True) else None,
     }
 
 
