@@ -18,9 +18,15 @@ from doomagent import _gym_hook
 from doomagent.errors import (
     ActionParseError,
     ConfigError,
+    DiskError,
     DoomAgentError,
     EngineError,
+    FatalProviderError,
     MapNotFoundError,
+    MissingApiKeyError,
+    ModelServerError,
+    ProviderError,
+    ProviderUnreachableError,
     RunError,
     UserError,
     WadFormatError,
@@ -38,14 +44,16 @@ if TYPE_CHECKING:
     from doomagent.env.gym_env import ENV_ID, DoomGymEnv
     from doomagent.env.observation import Observation
     from doomagent.env.outcome import Outcome
-    from doomagent.eval.runner import EvalLimits, EvalResult, Job, plan_jobs, run_eval
+    from doomagent.eval.runner import EvalLimits, EvalResult, Event, Job, plan_jobs, run_eval
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
     from doomagent.limits import Coordinator, RateLimit
     from doomagent.nodes import AgentNode, ExpertsNode, PlannerNode, Policy, VisionNode, policy_node
-    from doomagent.providers.base import Model, ModelRequest, ModelResponse, ProviderError, user_message
+    from doomagent.providers.base import Model, ModelRequest, ModelResponse, user_message
+    from doomagent.providers.litellm_model import LiteLLMModel
     from doomagent.providers.resolve import resolve_model
     from doomagent.providers.settings import RoleSettings
+    from doomagent.providers.stub_server import StubServer
     from doomagent.providers.testing import ScriptedModel, SeededTestModel
     from doomagent.recipes import Recipe, load_recipe
     from doomagent.summary import TrialResult
@@ -72,6 +80,7 @@ _WHERE = {
     "Outcome": "doomagent.env.outcome",
     "EvalLimits": "doomagent.eval.runner",
     "EvalResult": "doomagent.eval.runner",
+    "Event": "doomagent.eval.runner",
     "Job": "doomagent.eval.runner",
     "plan_jobs": "doomagent.eval.runner",
     "run_eval": "doomagent.eval.runner",
@@ -93,10 +102,11 @@ _WHERE = {
     "Model": "doomagent.providers.base",
     "ModelRequest": "doomagent.providers.base",
     "ModelResponse": "doomagent.providers.base",
-    "ProviderError": "doomagent.providers.base",
+    "LiteLLMModel": "doomagent.providers.litellm_model",
     "user_message": "doomagent.providers.base",
     "resolve_model": "doomagent.providers.resolve",
     "RoleSettings": "doomagent.providers.settings",
+    "StubServer": "doomagent.providers.stub_server",
     "ScriptedModel": "doomagent.providers.testing",
     "SeededTestModel": "doomagent.providers.testing",
     "Recipe": "doomagent.recipes",
@@ -104,67 +114,26 @@ _WHERE = {
     "TrialResult": "doomagent.summary",
 }
 
-__all__ = [
-    "ENV_ID",
-    "NEXT",
-    "Action",
+_ERRORS = (
     "ActionParseError",
-    "AgentNode",
-    "Answer",
     "ConfigError",
-    "Coordinator",
-    "Decision",
+    "DiskError",
     "DoomAgentError",
-    "DoomEnv",
-    "DoomGymEnv",
-    "DoomState",
     "EngineError",
-    "EnvConfig",
-    "EvalLimits",
-    "EvalResult",
-    "ExpertsNode",
-    "GraphBuilder",
-    "Job",
+    "FatalProviderError",
     "MapNotFoundError",
-    "Model",
-    "ModelRequest",
-    "ModelResponse",
-    "Observation",
-    "Outcome",
-    "PlannerNode",
-    "Policy",
+    "MissingApiKeyError",
+    "ModelServerError",
     "ProviderError",
-    "RateLimit",
-    "Recipe",
-    "RoleSettings",
-    "RoleUsage",
-    "RunContext",
+    "ProviderUnreachableError",
     "RunError",
-    "ScriptedModel",
-    "SeededTestModel",
-    "TrialResult",
-    "TrialStream",
-    "Usage",
     "UserError",
-    "VisionNode",
     "WadFormatError",
     "WadNotFoundError",
-    "__version__",
-    "arun_trial",
-    "episode_over",
-    "every_frames",
-    "load_recipe",
-    "needs_wait",
-    "parse_action",
-    "plan_jobs",
-    "policy_node",
-    "resolve_model",
-    "run_eval",
-    "run_trial",
-    "runs_this_decision",
-    "stream_trial",
-    "user_message",
-]
+)
+
+# One table: the errors (imported above, from doomagent.errors) and the lazily loaded names in _WHERE.
+__all__ = sorted(["__version__", *_ERRORS, *_WHERE])
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class DoomAgentError(Exception):
     """Base class of every error doomagent raises on purpose."""
@@ -47,6 +49,38 @@ class RunError(DoomAgentError):
     """Base class of errors raised while running: engine, provider, parse."""
 
 
+class MissingApiKeyError(UserError):
+    """Raise when the environment variable that should hold a role's API key is unset."""
+
+
+# How a provider call failed (in calls.jsonl as error.type).
+ErrorKind = Literal[
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "malformed",
+    "auth",
+    "permission",
+    "not_found",
+    "bad_request",
+    "empty",
+    "garbage",
+    "off_schema",
+    "model_server",
+    "other",
+]
+
+
+class ProviderError(RunError):
+    """Raise when a provider call failed after its retries; `kind` says how."""
+
+    def __init__(self, message: str, *, kind: ErrorKind, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.status = status
+
+
 class FatalProviderError(RunError):
     """Raise when a provider fails in a way retrying cannot fix (bad key, no permission, unknown model,
     a request it refuses): the trial ends with outcome `error`."""
@@ -64,3 +98,7 @@ class ModelServerError(RunError):
 class ProviderUnreachableError(RunError):
     """Raise when every model call of `unreachable_after` decisions in a row failed with connection errors,
     5xx or timeouts after their retries: the trial ends with outcome `error` (`error_kind: provider`)."""
+
+
+class DiskError(RunError):
+    """Raise when writing run files failed at run time (disk full, folder gone or read-only)."""

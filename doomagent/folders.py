@@ -12,13 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from doomagent.errors import ConfigError, RunError
+from doomagent.errors import ConfigError, DiskError
 
 LOCK_NAME = ".doomagent.lock"
-
-
-class DiskError(RunError):
-    """Raise when writing run files failed at run time (disk full, folder gone or read-only)."""
 
 
 def make_folder(folder: Path, what: str = "--out") -> Path:

@@ -118,6 +118,3 @@ class TrialResult(BaseModel):
         """Return the summary of a trial folder (its summary.json)."""
         data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
         return cls.model_validate({**data, "folder": folder})
-
-
-TrialSummary = TrialResult

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from doomagent.core.usage import RoleUsage, Usage
-from doomagent.errors import FatalProviderError, ModelServerError, ProviderUnreachableError, RunError
+from doomagent.errors import FatalProviderError, ModelServerError, ProviderError, ProviderUnreachableError, RunError
 from doomagent.limits import Limits, slot
-from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse, ProviderError
+from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
     from doomagent.core.context import RunContext

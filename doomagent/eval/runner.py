@@ -18,8 +18,6 @@ from doomagent.errors import ConfigError
 from doomagent.limits import Coordinator, Limits, RateLimit
 from doomagent.recipes import Recipe
 
-DONE_OUTCOMES = FINISHED
-
 
 @dataclass(frozen=True)
 class Job:
@@ -57,7 +55,7 @@ def is_finished(folder: Path) -> bool:
         summary = json.loads((folder / "summary.json").read_text())
     except (OSError, json.JSONDecodeError):
         return False
-    return summary.get("outcome") in DONE_OUTCOMES
+    return summary.get("outcome") in FINISHED
 
 
 def claim_folder(folder: Path, recipe: Recipe, *, hint: str) -> None:

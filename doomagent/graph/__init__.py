@@ -8,7 +8,6 @@ from doomagent.core.state import DoomState
 from doomagent.graph.builder import NEXT, GraphBuilder, Step, recursion_limit
 from doomagent.graph.runner import (
     Decision,
-    Progress,
     TrialStream,
     arun_trial,
     build_models,
@@ -25,7 +24,6 @@ __all__ = [
     "Decision",
     "DoomState",
     "GraphBuilder",
-    "Progress",
     "RunContext",
     "Step",
     "TrialResult",

@@ -68,9 +68,6 @@ class Decision:
     state: dict[str, Any] = field(default_factory=dict)  # the graph's custom keys after this decision
 
 
-Progress = Decision  # the name older callers used
-
-
 @dataclass(frozen=True)
 class _Options:
     full_prompts: bool = False

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from doomagent.errors import MissingApiKeyError, ProviderError
 from doomagent.providers.base import (
     Message,
-    MissingApiKeyError,
     Model,
     ModelRequest,
     ModelResponse,
-    ProviderError,
     Screenshot,
     user_message,
     wire_messages,

@@ -10,24 +10,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from doomagent.errors import RunError, UserError
-
 Message = dict[str, Any]  # OpenAI chat format: {"role": ..., "content": str | list of parts}
-ErrorKind = Literal[
-    "rate_limit",
-    "server",
-    "timeout",
-    "connection",
-    "malformed",
-    "auth",
-    "permission",
-    "not_found",
-    "bad_request",
-    "empty",
-    "garbage",
-    "off_schema",
-    "other",
-]
 
 
 # Failures that retrying cannot fix: a trial that meets one ends at once with outcome `error`.
@@ -98,19 +81,6 @@ class Model(Protocol):
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer a request; raise ProviderError when the provider failed."""
         ...
-
-
-class ProviderError(RunError):
-    """Raise when a provider call failed after its retries; `kind` says how."""
-
-    def __init__(self, message: str, *, kind: ErrorKind, status: int | None = None) -> None:
-        super().__init__(message)
-        self.kind: ErrorKind = kind
-        self.status = status
-
-
-class MissingApiKeyError(UserError):
-    """Raise when the environment variable that should hold a role's API key is unset."""
 
 
 @dataclass(frozen=True)

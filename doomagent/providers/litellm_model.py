@@ -12,14 +12,8 @@ from typing import Any
 
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
 
-from doomagent.providers.base import (
-    ErrorKind,
-    MissingApiKeyError,
-    ModelRequest,
-    ModelResponse,
-    ProviderError,
-    wire_messages,
-)
+from doomagent.errors import ErrorKind, MissingApiKeyError, ProviderError
+from doomagent.providers.base import ModelRequest, ModelResponse, wire_messages
 from doomagent.providers.settings import RoleSettings
 from doomagent.redact import scrub, secret_values
 

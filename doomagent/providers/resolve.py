@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from doomagent.errors import ConfigError, ModelServerError
-from doomagent.providers.base import Model, ModelRequest, ModelResponse, ProviderError
+from doomagent.errors import ConfigError, ModelServerError, ProviderError
+from doomagent.providers.base import Model, ModelRequest, ModelResponse
 from doomagent.providers.settings import RoleSettings
 
 

@@ -1,0 +1,20 @@
+"""The top level exports every error and the names a program from the README needs (no engine)."""
+
+import inspect
+
+import doomagent
+from doomagent import errors, graph, summary
+
+
+def test_every_error_is_defined_in_one_module_and_exported():
+    defined = {name for name, value in vars(errors).items() if inspect.isclass(value) and issubclass(value, Exception)}
+    assert defined <= set(doomagent.__all__), defined - set(doomagent.__all__)
+    for name in defined:
+        assert getattr(doomagent, name) is getattr(errors, name)
+
+
+def test_the_names_users_reach_for_are_exported_and_all_is_sorted_and_unique():
+    for name in ("Event", "StubServer", "LiteLLMModel", "ModelServerError", "ProviderUnreachableError"):
+        assert name in doomagent.__all__ and getattr(doomagent, name) is not None
+    assert doomagent.__all__ == sorted(set(doomagent.__all__))
+    assert not hasattr(graph, "Progress") and not hasattr(summary, "TrialSummary")
