@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+import typing
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -278,9 +280,37 @@ def find_recipe(name: str | Path) -> Path:
             return candidate
     shipped = [p.stem for p in shipped_recipes()]
     raise ConfigError(
-        f"recipe {str(name)!r} not found",
+        f"recipe {str(name)!r} not found{did_you_mean(str(name), shipped)}",
         hint=f"give a YAML path or a shipped name: {', '.join(shipped) or 'none found'}",
     )
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """Return `; did you mean 'plan'?` for the closest of `choices`, or "" when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _field_names(loc: Sequence[str | int]) -> list[str]:
+    """Return the keys a recipe allows at `loc` (a validation error's location, its last part dropped)."""
+    model: type[BaseModel] | None = Recipe
+    for part in loc:
+        field = model.model_fields.get(str(part)) if model is not None else None
+        if field is None:
+            return []
+        nested = [a for a in (field.annotation, *typing.get_args(field.annotation)) if isinstance(a, type)]
+        model = next((a for a in nested if issubclass(a, BaseModel)), None)
+    if model is None:
+        return []
+    names = list(model.model_fields)
+    return [*names, *ROLE_NAMES] if model is Recipe else names
+
+
+def _problem(error: Any) -> str:
+    loc = tuple(error["loc"])
+    where = ".".join(map(str, loc)) or "recipe"
+    hint = did_you_mean(str(loc[-1]), _field_names(loc[:-1])) if error["type"] == "extra_forbidden" and loc else ""
+    return f"{where}: {error['msg']}{hint}"
 
 
 def shipped_recipes() -> list[Path]:
@@ -353,7 +383,7 @@ def load_recipe(
     try:
         recipe = Recipe.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'recipe'}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(_problem(e) for e in exc.errors())
         raise ConfigError(
             f"recipe {path.name} is invalid: {problems}",
             hint="see `doomagent recipes show plan` for a complete example",

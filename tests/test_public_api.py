@@ -18,3 +18,22 @@ def test_the_names_users_reach_for_are_exported_and_all_is_sorted_and_unique():
         assert name in doomagent.__all__ and getattr(doomagent, name) is not None
     assert doomagent.__all__ == sorted(set(doomagent.__all__))
     assert not hasattr(graph, "Progress") and not hasattr(summary, "TrialSummary")
+
+
+def test_misspelled_recipes_and_keys_get_a_did_you_mean():
+    import pytest
+
+    from doomagent import ConfigError, load_recipe
+
+    with pytest.raises(ConfigError, match="recipe 'plna' not found; did you mean 'plan'"):
+        load_recipe("plna")
+    cases = {
+        "agent.temprature=0.5": "roles.agent.temprature: Extra inputs are not permitted; did you mean 'temperature'",
+        "env.mpa=E1M2": "env.mpa: Extra inputs are not permitted; did you mean 'map'",
+        "checkpoint_evry=3": "did you mean 'checkpoint_every'",
+        "agnet.model=x": "did you mean 'agent'",
+    }
+    for override, words in cases.items():
+        with pytest.raises(ConfigError) as info:
+            load_recipe("plan", overrides=[override])
+        assert words in info.value.message, (override, info.value.message)

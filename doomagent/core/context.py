@@ -16,7 +16,7 @@ from doomagent.errors import ConfigError
 from doomagent.limits import Limits
 from doomagent.providers.base import Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
 from doomagent.providers.settings import RoleSettings
-from doomagent.recipes import Recipe
+from doomagent.recipes import Recipe, did_you_mean
 from doomagent.runlog import RunLog
 
 
@@ -62,7 +62,8 @@ class RunContext:
             return self.models[role]
         except KeyError:
             raise ConfigError(
-                f"no model for role {role!r} in this graph (roles: {', '.join(sorted(self.models)) or 'none'})",
+                f"no model for role {role!r} in this graph{did_you_mean(role, sorted(self.models))} "
+                f"(roles: {', '.join(sorted(self.models)) or 'none'})",
                 hint=f"add roles.{role} to the recipe and declare it on the node: add_node(..., roles=[{role!r}])",
             ) from None
 
@@ -70,7 +71,11 @@ class RunContext:
         """Return the recipe's settings for `role` (temperature, max_tokens, model, ...)."""
         settings = self.recipe.roles.get(role) if self.recipe.roles is not None else None
         if settings is None:
-            raise ConfigError(f"the recipe has no role {role!r}", hint=f"add roles.{role}: {{model: ...}} to it")
+            known = [name for name, _ in self.recipe.roles.items()] if self.recipe.roles is not None else []
+            raise ConfigError(
+                f"the recipe has no role {role!r}{did_you_mean(role, known)}",
+                hint=f"add roles.{role}: {{model: ...}} to it",
+            )
         return settings
 
     @property
