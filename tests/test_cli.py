@@ -65,3 +65,12 @@ def test_user_text_prints_literally_and_unwrapped(tmp_path):
     assert f"recipe '{long_name}' not found" in result.output  # no markup eaten, no line wrapped
     listed = runner.invoke(app, ["recipes"])
     assert listed.exit_code == 0 and all(f"\n{n} " in "\n" + listed.output for n in ("naive", "plan", "k-levels"))
+
+
+@pytest.mark.parametrize("command", ["run", "eval"])
+def test_a_map_the_wad_lacks_is_refused_before_any_folder_is_written(command, tmp_path):
+    out = tmp_path / "out"
+    args = [command, "naive", "--model", "test", "--vision-model", "test", "--set", "env.map=E9M9", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "map 'E9M9' is not in freedoom1.wad" in result.output, result.output
+    assert not out.exists()

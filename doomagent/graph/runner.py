@@ -117,8 +117,12 @@ def build_models(recipe: Recipe, roles: frozenset[str] | None = None) -> dict[st
 
 
 def check_models(recipe: Recipe, roles: frozenset[str] | None = None) -> None:
-    """Raise a typed error now for a model that cannot be used (missing key, missing local package)."""
+    """Raise a typed error now for a model that cannot be used (missing key, missing local package), or a map
+    that cannot be played (a WAD or map that does not exist, no player start): before any folder is written."""
     build_models(recipe, roles)
+    from doomagent.env.geometry import MapGeometry
+
+    _ = MapGeometry.load(recipe.env.map, recipe.env.wad).start
 
 
 class TrialStream:
