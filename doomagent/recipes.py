@@ -195,6 +195,8 @@ class Recipe(BaseModel):
         if self.walkthrough is None:
             return None
         shipped = shipped_walkthrough(self.walkthrough)
+        if shipped is not None:
+            self._check_walkthrough_map(shipped.stem)
         path = shipped or Path(self.walkthrough).expanduser()
         if not path.is_absolute() and base is not None:
             path = base / path
@@ -204,6 +206,18 @@ class Recipe(BaseModel):
                 f"walkthrough {self.walkthrough!r} not found", hint=f"give a file path, or a shipped name: {names}"
             )
         return read_text(path, "walkthrough").strip()
+
+    def _check_walkthrough_map(self, name: str) -> None:
+        """Refuse a shipped walkthrough written for another map than the one the recipe plays."""
+        wad_stem, _, map_name = name.partition("_")
+        played_wad = Path(self.env.wad).stem.lower() if self.env.wad is not None else "freedoom1"
+        if (wad_stem.lower(), map_name.upper()) != (played_wad, self.env.map.upper()):
+            raise ConfigError(
+                f"walkthrough {name!r} was written for {wad_stem} {map_name}, but the recipe plays "
+                f"{played_wad} {self.env.map}: its steps would mislead the model",
+                hint="give a walkthrough file for this map (walkthrough: my_map.md), or play the naive strategy, "
+                "which needs none",
+            )
 
     @property
     def agent_model(self) -> str:

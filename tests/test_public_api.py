@@ -37,3 +37,15 @@ def test_misspelled_recipes_and_keys_get_a_did_you_mean():
         with pytest.raises(ConfigError) as info:
             load_recipe("plan", overrides=[override])
         assert words in info.value.message, (override, info.value.message)
+
+
+def test_a_shipped_walkthrough_for_another_map_is_refused():
+    import pytest
+
+    from doomagent import ConfigError, load_recipe
+
+    recipe, folder = load_recipe("plan", overrides=["env.map=E1M2"])
+    with pytest.raises(ConfigError, match="written for freedoom1 E1M1, but the recipe plays freedoom1 E1M2"):
+        recipe.walkthrough_text(folder)
+    same, folder = load_recipe("plan")
+    assert "E1M1" in same.env.map and same.walkthrough_text(folder)
