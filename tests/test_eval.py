@@ -51,12 +51,17 @@ def test_eval_then_report_then_replay(tmp_path):
     assert result.exit_code == 0, result.output
     md = (report_dir / "report.md").read_text()
     assert "| Prompt | PMAT_A / D-PMAT_A | PMAT_B / D-PMAT_B | PMAT_C / D-PMAT_C | PMAT_D / D-PMAT_D |" in md
-    assert "| plan (test) | 120/120 | ∞ | ∞ | ∞ | 0% | 0% | 0/3 |" in md
+    assert "| plan (test) | 120/120 | ∞ | ∞ | ∞ | 0% | 0% | 3/3 | 0/3 |" in md  # all three hit the frame cap
+    assert "| plan (test) | PMAT_A | 120 | 0.00 | 120-120 | 3 |" in md  # the spread table
+    assert "| plan (test) | PMAT_B | ∞ (never entered) | | | 0 |" in md
     assert "| reference (ceiling) |" in md
     html = (report_dir / "report.html").read_text()
     assert "<table>" in html and "data:image/png;base64," in html
     metrics = json.loads((report_dir / "metrics.json").read_text())
     assert metrics["rooms"] == ["A", "B", "C", "D"]
+    plan_row = next(r for r in metrics["rows"] if r["label"] == "plan (test)")
+    assert plan_row["cells"]["A"]["pmat_spread"] == {"mean": 120.0, "sd": 0.0, "low": 120.0, "high": 120.0, "n": 3}
+    assert plan_row["summary"]["frame_cap"] == 3 and plan_row["summary"]["frames_spread"]["n"] == 3
     with Image.open(report_dir / "trajectories.png") as img:
         assert img.size[0] > 1000
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from doomagent.eval.metrics import TrialRecord, pmat_table, room_frames, summarize, usage_by_role
+from doomagent.eval.metrics import TrialRecord, pmat_table, room_frames, spread, summarize, usage_by_role
 
 ROOMS = ["A", "B", "C", "D"]
 
@@ -84,3 +84,22 @@ def test_usage_by_role_adds_up():
     assert usage["agent"].mean_latency_s == pytest.approx(0.2)
     assert usage["vision"].mean_latency_s == pytest.approx(0.25)
     assert math.isnan(usage_by_role([trial("exit", 1, usage={"x": {"calls": 0}})])["x"].mean_latency_s)
+
+
+def test_spread_by_hand_and_reproducible():
+    s = spread([100, 200, 300])
+    assert s.mean == 200 and s.sd == pytest.approx(100.0) and s.n == 3  # sample sd: sqrt((100²+0+100²)/2)
+    assert 100 <= s.low < 200 < s.high <= 300  # the bootstrap interval of the mean lies within the data's range
+    assert spread([100, 200, 300]) == s  # fixed seed: the same trials, the same interval
+    one = spread([42])
+    assert (one.mean, one.sd, one.low, one.high) == (42, None, 42, 42)
+    assert spread([]) is None
+
+
+def test_frame_cap_trials_have_a_column_of_their_own():
+    trials = [trial("max_frames", 1000, (0, "A")), trial("stuck", 1500, (0, "A")), trial("exit", 400, (0, "A"))]
+    s = summarize(trials, ROOMS, route_length=0.0)
+    assert (s.frame_cap, s.timeouts, s.finishes) == (1, pytest.approx(1 / 3), 1)
+    assert s.frames_spread.mean == pytest.approx(2900 / 3)
+    cells = pmat_table(trials, ROOMS)
+    assert cells["A"].pmat_spread.n == 3 and cells["B"].pmat_spread is None

@@ -256,9 +256,14 @@ def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:
     """Play (or resume) reference-navigator trials on the same map, for the ceiling row."""
 
     from doomagent.eval import plan_jobs, run_jobs
-    from doomagent.recipes import Recipe
+    from doomagent.recipes import Recipe, load_recipe
 
-    recipe = Recipe(name="reference", strategy="reference", env=env)
+    # The ceiling plays to the reference recipe's own frame budget, not to the eval's --max-frames: a navigator
+    # cut at 1,000 frames would say nothing about the map.
+    shipped, _ = load_recipe("reference")
+    recipe = Recipe(
+        name="reference", strategy="reference", env=env.model_copy(update={"max_frames": shipped.env.max_frames})
+    )
     jobs, _ = plan_jobs([(recipe, None)], trials=trials, out=folder, seed=0)
     if jobs:
         out.print(f"playing {len(jobs)} reference-navigator trials for the ceiling row…")

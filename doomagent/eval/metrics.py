@@ -47,6 +47,42 @@ def last_room(entries: Sequence[tuple[int, str]]) -> str | None:
     return entries[-1][1] if entries else None
 
 
+BOOTSTRAP_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How a mean over trials varies: the sample standard deviation and a bootstrap 95% interval of the mean."""
+
+    mean: float
+    sd: float | None  # None for a single trial
+    low: float
+    high: float
+    n: int
+
+    def text(self) -> str:
+        """Return `sd 12, 95% CI 40-71`."""
+        sd = "sd -" if self.sd is None else f"sd {self.sd:.0f}"
+        return f"{sd}, 95% CI {self.low:.0f}-{self.high:.0f}"
+
+
+def spread(values: Sequence[float], *, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Spread | None:
+    """Return the spread of `values` (None when empty); the interval is a percentile bootstrap with a fixed
+    seed, so the same trials always give the same figures."""
+    import numpy as np
+
+    if not values:
+        return None
+    data = np.asarray(values, dtype=float)
+    mean = float(data.mean())
+    if len(data) == 1:
+        return Spread(mean, None, mean, mean, 1)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Spread(mean, float(data.std(ddof=1)), float(low), float(high), len(data))
+
+
 @dataclass(frozen=True)
 class RoomCell:
     """One room's PMAT and D-PMAT over a set of trials; None means no trial visited it (∞)."""
@@ -54,6 +90,8 @@ class RoomCell:
     pmat: float | None
     dpmat: float | None
     visits: int
+    pmat_spread: Spread | None = None
+    dpmat_spread: Spread | None = None
 
     def text(self) -> str:
         """Return the cell as the paper prints it: `PMAT/D-PMAT`, or ∞."""
@@ -87,7 +125,9 @@ def pmat_table(
             spent.append(frames.get(room, 0))
             weighted.append(frames.get(room, 0) + (lam if died else 0.0))
         if spent:
-            table[room] = RoomCell(sum(spent) / len(spent), sum(weighted) / len(weighted), len(spent))
+            table[room] = RoomCell(
+                sum(spent) / len(spent), sum(weighted) / len(weighted), len(spent), spread(spent), spread(weighted)
+            )
         else:
             table[room] = RoomCell(None, None, 0)
     return table
@@ -107,6 +147,10 @@ class Summary:
     wait_rate: float  # WAIT fallbacks per decision
     mean_frames: float
     mean_wait_frames: float = 0.0  # real-time protocol: frames per trial the game ran while the model thought
+    frame_cap: int = 0  # trials that reached the frame cap (max_frames): neither a death, a timeout nor a finish
+    frames_spread: Spread | None = None
+    spl_spread: Spread | None = None
+    dts_spread: Spread | None = None
 
 
 def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_length: float) -> Summary:
@@ -116,10 +160,11 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
         return Summary(0, 0.0, 0.0, 0, 0.0, None, 0.0, 0.0, 0.0)
     wanted = set(rooms)
     dts = [t.distance_to_exit for t in trials if t.distance_to_exit is not None]
-    spl = sum(
+    spls = [
         route_length / max(t.path_length, route_length) if t.outcome == "exit" and route_length > 0 else 0.0
         for t in trials
-    )
+    ]
+    spl = sum(spls)
     decisions = sum(t.decisions for t in trials)
     return Summary(
         trials=n,
@@ -132,6 +177,10 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
         wait_rate=sum(t.waits for t in trials) / decisions if decisions else 0.0,
         mean_frames=sum(t.frames for t in trials) / n,
         mean_wait_frames=sum(t.wait_frames for t in trials) / n,
+        frame_cap=sum(t.outcome == "max_frames" for t in trials),
+        frames_spread=spread([t.frames for t in trials]),
+        spl_spread=spread(spls),
+        dts_spread=spread(dts),
     )
 
 

@@ -4,6 +4,7 @@ trajectory figure, per-room bars and model use per role, and metrics.json."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import json
 import math
@@ -20,6 +21,7 @@ from doomagent.eval.metrics import (
     LAMBDA,
     DeathScope,
     RoomCell,
+    Spread,
     Summary,
     TrialRecord,
     pmat_table,
@@ -153,16 +155,26 @@ def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: 
 
 def markdown_table(rows: list[Row], labels: list[str]) -> str:
     """Return the rows as a Markdown table laid out like the paper's Table 1."""
-    head = ["Prompt", *[f"PMAT_{r} / D-PMAT_{r}" for r in labels], "Deaths", "Timeouts", "Finish", "SPL", "DTS"]
+    head = [
+        "Prompt",
+        *[f"PMAT_{r} / D-PMAT_{r}" for r in labels],
+        "Deaths",
+        "Timeouts",
+        "Frame cap",
+        "Finish",
+        "SPL",
+        "DTS",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         s = row.summary
         tail = (
-            ["0%", "0%", "Yes", "", ""]
+            ["0%", "0%", "", "Yes", "", ""]
             if s is None
             else [
                 f"{s.deaths:.0%}",
                 f"{s.timeouts:.0%}",
+                f"{s.frame_cap}/{s.trials}",
                 f"{s.finishes}/{s.trials}",
                 f"{s.spl:.2f}",
                 "" if s.dts is None else f"{s.dts:.0f}",
@@ -170,6 +182,32 @@ def markdown_table(rows: list[Row], labels: list[str]) -> str:
         )
         lines.append("| " + " | ".join([row.label, *[row.cells[r].text() for r in labels], *tail]) + " |")
     return "\n".join(lines)
+
+
+def spread_markdown(rows: list[Row], labels: list[str]) -> str:
+    """Return how every mean of the table varies over its trials: sd and a bootstrap 95% interval."""
+    lines = ["| Row | Measure | Mean | SD | 95% CI of the mean | Trials |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        s = row.summary
+        if s is None:
+            continue
+        measures: list[tuple[str, Spread | None]] = []
+        for room in labels:
+            cell = row.cells[room]
+            measures += [(f"PMAT_{room}", cell.pmat_spread), (f"D-PMAT_{room}", cell.dpmat_spread)]
+        measures += [("frames per trial", s.frames_spread), ("SPL", s.spl_spread), ("DTS", s.dts_spread)]
+        for name, sp in measures:
+            if sp is None:
+                lines.append(f"| {row.label} | {name} | ∞ (never entered) | | | 0 |")
+                continue
+            sd = "" if sp.sd is None else _num(sp.sd)
+            ci = f"{_num(sp.low)}-{_num(sp.high)}"
+            lines.append(f"| {row.label} | {name} | {_num(sp.mean)} | {sd} | {ci} | {sp.n} |")
+    return "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    return f"{value:.2f}" if abs(value) < 10 else f"{value:.0f}"
 
 
 def _figure_png(fig: Any) -> bytes:
@@ -200,30 +238,41 @@ def trajectory_figure(groups: list[Group], rooms: RoomMap) -> Any:
             path = trial.path()
             if not len(path):
                 continue
-            ax.plot(path[:, 0], path[:, 1], lw=1.0, color=colour, alpha=0.8, zorder=5)
             outcome = trial.summary.outcome
+            label = f"#{trial.summary.trial} {outcome.value} ({trial.summary.frames} frames)"
+            ax.plot(path[:, 0], path[:, 1], lw=1.0, color=colour, alpha=0.8, zorder=5, label=label)
             if outcome in ("death", "stuck"):
                 ax.plot(*path[-1], marker="x" if outcome == "death" else "P", ms=11, mew=2.5, color="black", zorder=8)
         ax.set_title(f"{group.label}: {len(group.trials)} trials  (✖ death, ✚ stuck)", fontsize=10)
+        if group.trials:
+            ax.legend(fontsize=7, loc="best", title="trial, outcome", title_fontsize=7, framealpha=0.85)
     fig.tight_layout()
     return fig
 
 
 def room_bars(rows: list[Row], labels: list[str]) -> Any:
-    """Return a bar chart of PMAT and D-PMAT per room for each row (∞ cells left out)."""
+    """Return a bar chart of PMAT and D-PMAT per room for each row; a room no trial entered is drawn as a
+    hatched, empty bar labelled ∞ above the tallest one (never as a bar of zero)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(max(6, 1.6 * len(labels) * max(1, len(rows)) / 2), 4))
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(rows))
+    finite = [c.dpmat for row in rows for c in row.cells.values() if c.dpmat is not None]
+    top = 1.15 * max(finite) if finite else 1.0
     for i, row in enumerate(rows):
         xs = np.arange(len(labels)) + i * width
         pmat = [row.cells[r].pmat or 0 for r in labels]
         dpmat = [row.cells[r].dpmat or 0 for r in labels]
         ax.bar(xs, dpmat, width, color=f"C{i}", alpha=0.35)
         ax.bar(xs, pmat, width, color=f"C{i}", label=row.label)
+        for x, room in zip(xs, labels, strict=True):
+            if row.cells[room].pmat is None:
+                ax.bar(x, top, width, fill=False, hatch="//", edgecolor=f"C{i}", linewidth=0.8)
+                ax.text(x, top, "∞", ha="center", va="bottom", fontsize=11, color=f"C{i}")
     ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2, labels)
     ax.set_ylabel("frames (solid PMAT, pale D-PMAT)")
+    ax.set_title("per room; hatched ∞: no trial entered the room", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -248,7 +297,9 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
     title = f"{rooms.geometry.wad_path.name} {rooms.geometry.name}"
     notes = (
         f"PMAT and D-PMAT in frames per room (λ = {lam:g}, deaths charged to the {death_scope}); "
-        "∞: no trial entered the room. Rooms found automatically; route "
+        "∞: no trial entered the room. Timeouts: stuck 1,000 frames in place; frame cap: trials that reached "
+        "max_frames. Every mean's spread (sd, bootstrap 95% interval) is in the spread table. Rooms found "
+        "automatically; route "
         f"{' → '.join(labels)} ({rooms.route.length if rooms.route else 0:.0f} map units)."
     )
     cut = [t for g in groups for t in g.trials if t.unreadable]
@@ -271,8 +322,9 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         )
     notes += _cut_note(folders)
     audits = audit_markdown(rows)
+    spreads = f"## Spread over trials\n\n{spread_markdown(rows, labels)}"
     (out / "report.md").write_text(
-        f"# {title}\n\n{notes}\n\n{table}\n\n{usage_markdown(rows)}\n\n{audits}\n",
+        f"# {title}\n\n{notes}\n\n{table}\n\n{spreads}\n\n{usage_markdown(rows)}\n\n{audits}\n",
         encoding="utf-8",
         errors="backslashreplace",
     )
@@ -287,8 +339,8 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         "rows": [
             {
                 "label": r.label,
-                "cells": {k: vars(c) for k, c in r.cells.items()},
-                "summary": vars(r.summary) if r.summary else None,
+                "cells": {k: dataclasses.asdict(c) for k, c in r.cells.items()},
+                "summary": dataclasses.asdict(r.summary) if r.summary else None,
                 "usage": {k: vars(u) for k, u in r.usage.items()},
                 "vision_audit": r.audit,
             }
@@ -371,6 +423,7 @@ td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child,th
 img{{max-width:100%}}</style></head><body>
 <h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
 <h2>PMAT / D-PMAT per room</h2>{table(markdown_table(rows, labels))}
+<h2>Spread over trials</h2>{table(spread_markdown(rows, labels))}
 <h2>Trajectories</h2>{img(traj, "trajectories")}
 <h2>Per room</h2>{img(bars, "per-room bars")}
 <h2>Model use per role</h2>{table(usage_markdown(rows))}
