@@ -71,6 +71,12 @@ def test_eval_then_report_then_replay(tmp_path):
     with Image.open(gif) as img:
         assert img.n_frames == 31  # frames 0, 4, ..., 120
         assert img.size == (320, 216)  # half size plus the caption band
+    webp = tmp_path / "trial.webp"
+    result = runner.invoke(app, ["replay", str(group / "trial-000"), "--out", str(webp), "--every", "4"])
+    assert result.exit_code == 0, result.output
+    with Image.open(webp) as img:
+        assert img.format == "WEBP" and img.n_frames == 31 and img.size == (320, 216)
+    assert webp.stat().st_size < gif.stat().st_size / 2
     mp4 = tmp_path / "trial.mp4"
     result = runner.invoke(app, ["replay", str(group / "trial-000"), "--out", str(mp4), "--every", "8"])
     assert result.exit_code == 0, result.output

@@ -274,7 +274,9 @@ def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:
 @app.command()
 def replay(
     trial: Annotated[Path, typer.Argument(help="a trial folder (trial-NNN) of a run or eval")],
-    out_path: Annotated[Path, typer.Option("--out", help="trial.gif or trial.mp4")] = Path("trial.gif"),
+    out_path: Annotated[
+        Path, typer.Option("--out", help="trial.webp (small, any browser), trial.gif, or trial.mp4 ([video] extra)")
+    ] = Path("trial.webp"),
     every: Annotated[int, typer.Option(min=1, help="keep one frame in this many")] = 2,
     scale: Annotated[float, typer.Option(min=0.1, max=2.0, help="resize factor")] = 0.5,
     captions: Annotated[bool, typer.Option(help="caption frames with action and reason")] = True,

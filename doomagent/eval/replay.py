@@ -43,8 +43,8 @@ def replay_trial(trial: Path, out: Path, *, every: int = 2, captions: bool = Tru
             hint="point at a trial-NNN folder of a run or eval",
         )
     suffix = out.suffix.lower()
-    if suffix not in (".gif", ".mp4"):
-        raise ConfigError(f"cannot write a replay to {out}", hint="end --out with .gif or .mp4")
+    if suffix not in (".webp", ".gif", ".mp4"):
+        raise ConfigError(f"cannot write a replay to {out}", hint="end --out with .webp, .gif or .mp4")
     env_data = json.loads(summary_file.read_text()).get("env") or {}
     config = EnvConfig.model_validate({**env_data, "max_frames": None})
     texts = _captions(trial) if captions else {}
@@ -67,11 +67,8 @@ def replay_trial(trial: Path, out: Path, *, every: int = 2, captions: bool = Tru
         raise ConfigError(f"the demo in {trial} replayed no frames")
     out.parent.mkdir(parents=True, exist_ok=True)
     fps = 35 / every
-    if suffix == ".gif":
-        from PIL import Image
-
-        images = [Image.fromarray(f) for f in frames]
-        images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    if suffix in (".gif", ".webp"):
+        _write_animation(out, frames, duration=int(1000 / fps))
     else:
         try:
             import imageio_ffmpeg
@@ -86,3 +83,19 @@ def replay_trial(trial: Path, out: Path, *, every: int = 2, captions: bool = Tru
             writer.send(np.ascontiguousarray(f))
         writer.close()
     return len(frames)
+
+
+def _write_animation(out: Path, frames: list[np.ndarray], *, duration: int) -> None:
+    """Write an animated WebP (lossy: about a sixth of a GIF's size) or a GIF with one palette for all frames."""
+    from PIL import Image
+
+    images = [Image.fromarray(f) for f in frames]
+    if out.suffix.lower() == ".webp":
+        images[0].save(out, save_all=True, append_images=images[1:], duration=duration, loop=0, quality=70, method=4)
+        return
+    # Doom draws from a 256-colour palette: one palette, taken from frames across the trial, fits every frame.
+    step = max(1, len(frames) // 16)
+    mosaic = Image.fromarray(np.concatenate(frames[::step][:16], axis=0))
+    palette = mosaic.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    shared = [image.quantize(palette=palette, dither=Image.Dither.NONE) for image in images]
+    shared[0].save(out, save_all=True, append_images=shared[1:], duration=duration, loop=0, disposal=1)
