@@ -34,6 +34,18 @@ def children(pid: int | None = None) -> set[int]:
     return found
 
 
+def descendants(pid: int) -> set[int]:
+    """Return the pids of a process's children, their children, and so on (Linux /proc; empty elsewhere)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM (kill, a scheduler's stop) like Ctrl-C: the trial ends cleanly with its files written.

@@ -14,6 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from doomagent import ConfigError, ScriptedModel, load_recipe, run_trial
+from doomagent._proc import descendants
 from doomagent.cli import app
 from doomagent.folders import exclusive
 from doomagent.providers.stub_server import StubServer
@@ -285,19 +286,6 @@ def test_report_reads_a_step_log_cut_by_a_crash(tmp_path):
 # -- crashes: engines and evals that die -----------------------------------------------------------
 
 
-def _descendants(pid: int) -> set[int]:
-    from doomagent._proc import children
-
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
 def _engines(pid: int) -> set[int]:
     def comm(p: int) -> str:
         try:
@@ -305,7 +293,7 @@ def _engines(pid: int) -> set[int]:
         except OSError:
             return ""
 
-    return {p for p in _descendants(pid) if comm(p).startswith("vizdoom")}
+    return {p for p in descendants(pid) if comm(p).startswith("vizdoom")}
 
 
 def _wait_for_steps(folder: Path, count: int, lines: int) -> None:
@@ -370,7 +358,7 @@ def test_a_killed_eval_leaves_no_process_behind(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     _wait_for_steps(tmp_path, 2, 10)
-    family = _descendants(proc.pid)
+    family = descendants(proc.pid)
     assert len(_engines(proc.pid)) == 2 and len(family) >= 5  # fork server, workers, engines, their reapers
     proc.kill()
     proc.wait()

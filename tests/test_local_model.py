@@ -164,19 +164,15 @@ def test_the_server_loads_weights_without_repacking_unless_asked(monkeypatch):
 
 def _llama_servers(pid):
     """Return the pids of llama.cpp servers among the descendants of `pid`."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != parent:
-                    continue
-                child = int(stat.parent.name)
-                todo.append(child)
-                if "_llama_server" in (stat.parent / "cmdline").read_text():
-                    found.append(child)
-            except (OSError, ValueError, IndexError):
-                continue
+    from doomagent._proc import descendants
+
+    found = []
+    for child in descendants(pid):
+        try:
+            if "_llama_server" in Path(f"/proc/{child}/cmdline").read_text():
+                found.append(child)
+        except OSError:
+            continue
     return found
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from doomagent._proc import descendants
 from doomagent.cli import app
 from doomagent.providers.stub_server import StubServer
 
@@ -99,19 +100,6 @@ def test_a_run_in_which_no_call_got_an_answer_exits_1(tmp_path):
 # -- signals to the whole process group ------------------------------------------------------------
 
 
-def _family(pid: int) -> set[int]:
-    from doomagent._proc import children
-
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
 def _wait_for_lines(path_glob: str, folder: Path, count: int, lines: int, timeout: float = 90) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -150,7 +138,7 @@ def test_sigterm_to_the_whole_process_group_ends_the_run_within_seconds(command,
         start_new_session=True,  # its own group, as under `timeout`, systemd or Slurm
     )
     _wait_for_lines("steps.jsonl", tmp_path, 2 if command == "eval" else 1, 10)
-    family = _family(proc.pid)
+    family = descendants(proc.pid)
     assert any(Path(f"/proc/{p}/comm").read_text().startswith("vizdoom") for p in family if Path(f"/proc/{p}").exists())
     os.killpg(proc.pid, signal.SIGTERM)  # what `timeout` does: the whole group at once
     start = time.monotonic()
