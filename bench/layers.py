@@ -57,6 +57,13 @@ def _imports(path: Path, tree: ast.Module) -> set[str]:
                 target = node.module or ""
             if target.startswith("doomagent"):
                 found.add(target)
+                # `from doomagent import nodes` imports the submodule doomagent.nodes
+                found.update(
+                    f"{target}.{a.name}"
+                    for a in node.names
+                    if (ROOT.parent / target.replace(".", "/") / a.name).exists()
+                    or (ROOT.parent / target.replace(".", "/") / f"{a.name}.py").exists()
+                )
     return found
 
 
