@@ -1,0 +1,99 @@
+"""The Markdown tables of a report: Table 1, the spread of its means, model use per role, the Vision audit."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from doomagent.eval.metrics import Spread
+
+if TYPE_CHECKING:
+    from doomagent.eval.report import Row
+
+
+def markdown_table(rows: list[Row], labels: list[str]) -> str:
+    """Return the rows as a Markdown table laid out like the paper's Table 1."""
+    head = [
+        "Prompt",
+        *[f"PMAT_{r} / D-PMAT_{r}" for r in labels],
+        "Deaths",
+        "Timeouts",
+        "Frame cap",
+        "Finish",
+        "SPL",
+        "DTS",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        s = row.summary
+        tail = (
+            ["0%", "0%", "", "Yes", "", ""]
+            if s is None
+            else [
+                f"{s.deaths:.0%}",
+                f"{s.timeouts:.0%}",
+                f"{s.frame_cap}/{s.trials}",
+                f"{s.finishes}/{s.trials}",
+                f"{s.spl:.2f}",
+                "" if s.dts is None else f"{s.dts:.0f}",
+            ]
+        )
+        lines.append("| " + " | ".join([row.label, *[row.cells[r].text() for r in labels], *tail]) + " |")
+    return "\n".join(lines)
+
+
+def spread_markdown(rows: list[Row], labels: list[str]) -> str:
+    """Return how every mean of the table varies over its trials: sd and a bootstrap 95% interval."""
+    lines = ["| Row | Measure | Mean | SD | 95% CI of the mean | Trials |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        s = row.summary
+        if s is None:
+            continue
+        measures: list[tuple[str, Spread | None]] = []
+        for room in labels:
+            cell = row.cells[room]
+            measures += [(f"PMAT_{room}", cell.pmat_spread), (f"D-PMAT_{room}", cell.dpmat_spread)]
+        measures += [("frames per trial", s.frames_spread), ("SPL", s.spl_spread), ("DTS", s.dts_spread)]
+        for name, sp in measures:
+            if sp is None:
+                lines.append(f"| {row.label} | {name} | ∞ (never entered) | | | 0 |")
+                continue
+            sd = "" if sp.sd is None else _num(sp.sd)
+            ci = f"{_num(sp.low)}-{_num(sp.high)}"
+            lines.append(f"| {row.label} | {name} | {_num(sp.mean)} | {sd} | {ci} | {sp.n} |")
+    return "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    return f"{value:.2f}" if abs(value) < 10 else f"{value:.0f}"
+
+
+def audit_markdown(rows: list[Row]) -> str:
+    """Return the Vision audit per row (hallucination rate against engine truth), or '' if none."""
+    scored = [r for r in rows if r.audit.get("calls")]
+    if not scored:
+        return ""
+    lines = ["| Row | Vision calls audited | Hallucinated | Rate |", "|---|---|---|---|"]
+    for r in scored:
+        calls, bad = r.audit["calls"], r.audit.get("hallucinated", 0)
+        lines.append(f"| {r.label} | {calls} | {bad} | {bad / calls:.1%} |")
+    return "\n".join(lines)
+
+
+def usage_markdown(rows: list[Row]) -> str:
+    """Return model use per role as a Markdown table."""
+    lines = [
+        "| Row | Role | Calls | Errors | Tokens in | Tokens out | Cost $ | Mean latency s | Rate-limit waits "
+        "| WAIT rate |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row.summary is None:
+            continue
+        for role, u in row.usage.items():
+            latency = "" if math.isnan(u.mean_latency_s) else f"{u.mean_latency_s:.3f}"
+            lines.append(
+                f"| {row.label} | {role} | {u.calls} | {u.errors} | {u.input_tokens} | {u.output_tokens} | "
+                f"{u.cost:.4f} | {latency} | {u.rate_waits} ({u.rate_wait_s:.1f} s) | {row.summary.wait_rate:.1%} |"
+            )
+    return "\n".join(lines)
