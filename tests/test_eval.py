@@ -62,6 +62,7 @@ def test_eval_then_report_then_replay(tmp_path):
     plan_row = next(r for r in metrics["rows"] if r["label"] == "plan (test)")
     assert plan_row["cells"]["A"]["pmat_spread"] == {"mean": 120.0, "sd": 0.0, "low": 120.0, "high": 120.0, "n": 3}
     assert plan_row["summary"]["frame_cap"] == 3 and plan_row["summary"]["frames_spread"]["n"] == 3
+    assert 0 <= plan_row["summary"]["progress"] < 1 and plan_row["summary"]["progress_spread"]["n"] == 3
     with Image.open(report_dir / "trajectories.png") as img:
         assert img.size[0] > 1000
 

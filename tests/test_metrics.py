@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from doomagent.eval.metrics import TrialRecord, pmat_table, room_frames, spread, summarize, usage_by_role
+from doomagent.eval.metrics import (
+    TrialRecord,
+    pmat_table,
+    progress_of,
+    room_frames,
+    spread,
+    summarize,
+    usage_by_role,
+)
 
 ROOMS = ["A", "B", "C", "D"]
 
@@ -103,3 +111,21 @@ def test_frame_cap_trials_have_a_column_of_their_own():
     assert s.frames_spread.mean == pytest.approx(2900 / 3)
     cells = pmat_table(trials, ROOMS)
     assert cells["A"].pmat_spread.n == 3 and cells["B"].pmat_spread is None
+
+
+def test_progress_is_the_share_of_the_way_covered_at_the_nearest_point_to_the_exit():
+    # the exit is 1000 away at the start; the trial got to 250 away, then walked back to 900 away
+    assert progress_of([1000, 600, 250, 700, 900], 1000, finished=False) == pytest.approx(0.75)
+    # two trials ending in the same room, one nearer the exit: they rank apart
+    assert progress_of([1000, 800], 1000, finished=False) < progress_of([1000, 400], 1000, finished=False)
+    assert progress_of([1000, 1200], 1000, finished=False) == 0.0  # never nearer than the start: 0, not negative
+    assert progress_of([1000, math.inf, 500], 1000, finished=False) == pytest.approx(0.5)  # unknown cells skipped
+    assert progress_of([1000, 300], 1000, finished=True) == 1.0
+    assert progress_of([5.0], math.inf, finished=False) is None  # a map whose exit distance is unknown
+
+
+def test_summary_progress_is_the_mean_over_trials_that_have_one():
+    trials = [trial("max_frames", 100, (0, "A")), trial("exit", 100, (0, "A")), trial("stuck", 100, (0, "A"))]
+    trials = [t.model_copy(update={"progress": p}) for t, p in zip(trials, (0.25, 1.0, None), strict=True)]
+    s = summarize(trials, ROOMS, route_length=0.0)
+    assert s.progress == pytest.approx(0.625) and s.progress_spread.n == 2

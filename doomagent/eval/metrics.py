@@ -19,10 +19,28 @@ Backtrack = Literal["last_entered", "furthest"]
 TrialRecord = TrialResult  # one summary type: what metrics read is what run_trial returns
 
 
-def with_distance(summary: TrialResult | dict[str, Any], distance_to_exit: float | None) -> TrialResult:
-    """Return a trial summary (or its summary.json data) with its distance to the exit filled in."""
+def with_distance(
+    summary: TrialResult | dict[str, Any], distance_to_exit: float | None, progress: float | None = None
+) -> TrialResult:
+    """Return a trial summary (or its summary.json data) with its distance to the exit (and progress) filled in."""
     trial = summary if isinstance(summary, TrialResult) else TrialResult.model_validate(summary)
-    return trial.model_copy(update={"distance_to_exit": distance_to_exit})
+    return trial.model_copy(update={"distance_to_exit": distance_to_exit, "progress": progress})
+
+
+def progress_of(distances: Sequence[float], start: float, *, finished: bool) -> float | None:
+    """Return how far a trial got: the share (0-1) of the walking distance from the start to the exit that it
+    had covered at the point nearest the exit it ever reached; 1 for a trial that finished.
+
+    `distances` are the walking distances to the exit of every position the trial passed (inf where unknown),
+    `start` the distance from the player start. None when the map's exit distance is unknown. Trials that
+    never finish still rank: one that got 80% of the way and one that stalled at 20% differ.
+    """
+    if finished:
+        return 1.0
+    if not math.isfinite(start) or start <= 0:
+        return None
+    best = min((d for d in distances if math.isfinite(d)), default=start)
+    return min(1.0, max(0.0, (start - best) / start))
 
 
 def room_frames(
@@ -148,6 +166,8 @@ class Summary:
     mean_frames: float
     mean_wait_frames: float = 0.0  # real-time protocol: frames per trial the game ran while the model thought
     frame_cap: int = 0  # trials that reached the frame cap (max_frames): neither a death, a timeout nor a finish
+    progress: float | None = None  # mean share of the way to the exit reached (see progress_of)
+    progress_spread: Spread | None = None
     frames_spread: Spread | None = None
     spl_spread: Spread | None = None
     dts_spread: Spread | None = None
@@ -160,6 +180,7 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
         return Summary(0, 0.0, 0.0, 0, 0.0, None, 0.0, 0.0, 0.0)
     wanted = set(rooms)
     dts = [t.distance_to_exit for t in trials if t.distance_to_exit is not None]
+    progress = [t.progress for t in trials if t.progress is not None]
     spls = [
         route_length / max(t.path_length, route_length) if t.outcome == "exit" and route_length > 0 else 0.0
         for t in trials
@@ -178,6 +199,8 @@ def summarize(trials: Sequence[TrialRecord], rooms: Sequence[str], *, route_leng
         mean_frames=sum(t.frames for t in trials) / n,
         mean_wait_frames=sum(t.wait_frames for t in trials) / n,
         frame_cap=sum(t.outcome == "max_frames" for t in trials),
+        progress=sum(progress) / len(progress) if progress else None,
+        progress_spread=spread(progress),
         frames_spread=spread([t.frames for t in trials]),
         spl_spread=spread(spls),
         dts_spread=spread(dts),

@@ -24,6 +24,7 @@ from doomagent.eval.metrics import (
     Summary,
     TrialRecord,
     pmat_table,
+    progress_of,
     summarize,
     usage_by_role,
     with_distance,
@@ -115,13 +116,17 @@ class Row:
 
 
 def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
+    grid = rooms.navgrid if rooms.geometry.exit_lines else None
+    start = grid.distance_to_exit(*rooms.geometry.start[:2]) if grid is not None else math.inf
     records = []
     for t in group.trials:
         dts: float | None = 0.0
         if t.summary.outcome != "exit":
             route = rooms.route_from(*t.summary.final_position)
             dts = route.length if route is not None else None
-        records.append(with_distance(t.summary, dts))
+        passed = [grid.distance_to_exit(x, y) for x, y in t.path()] if grid is not None else []
+        progress = progress_of(passed, start, finished=t.summary.outcome == "exit")
+        records.append(with_distance(t.summary, dts, progress))
     return records
 
 

@@ -20,6 +20,7 @@ def markdown_table(rows: list[Row], labels: list[str]) -> str:
         "Timeouts",
         "Frame cap",
         "Finish",
+        "Progress",
         "SPL",
         "DTS",
     ]
@@ -27,13 +28,14 @@ def markdown_table(rows: list[Row], labels: list[str]) -> str:
     for row in rows:
         s = row.summary
         tail = (
-            ["0%", "0%", "", "Yes", "", ""]
+            ["0%", "0%", "", "Yes", "100%", "", ""]
             if s is None
             else [
                 f"{s.deaths:.0%}",
                 f"{s.timeouts:.0%}",
                 f"{s.frame_cap}/{s.trials}",
                 f"{s.finishes}/{s.trials}",
+                "" if s.progress is None else f"{s.progress:.0%}",
                 f"{s.spl:.2f}",
                 "" if s.dts is None else f"{s.dts:.0f}",
             ]
@@ -53,7 +55,12 @@ def spread_markdown(rows: list[Row], labels: list[str]) -> str:
         for room in labels:
             cell = row.cells[room]
             measures += [(f"PMAT_{room}", cell.pmat_spread), (f"D-PMAT_{room}", cell.dpmat_spread)]
-        measures += [("frames per trial", s.frames_spread), ("SPL", s.spl_spread), ("DTS", s.dts_spread)]
+        measures += [
+            ("frames per trial", s.frames_spread),
+            ("progress", s.progress_spread),
+            ("SPL", s.spl_spread),
+            ("DTS", s.dts_spread),
+        ]
         for name, sp in measures:
             if sp is None:
                 lines.append(f"| {row.label} | {name} | ∞ (never entered) | | | 0 |")
