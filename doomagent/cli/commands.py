@@ -234,7 +234,7 @@ def report(
     ] = 3,
 ) -> None:
     """Write a Table-1 style Markdown table, an HTML page with trajectories, and metrics.json."""
-    from doomagent.eval.report import find_groups, write_report
+    from doomagent.eval.report import find_groups, map_key, write_report
 
     if death_scope not in ("room", "trial"):
         _fail(ConfigError(f"--death-scope {death_scope!r} is not room or trial"))
@@ -242,14 +242,20 @@ def report(
     try:
         groups = find_groups(folders)
         extra: list[Path] = []
-        env = groups[0].env
-        hangar = env.wad is not None and env.wad.stem.lower() in ("doom", "doom1", "doomu") and env.map == "E1M1"
-        if reference_trials and not hangar and not any(g.recipe.get("strategy") == "reference" for g in groups):
-            extra.append(_reference_runs(target / "reference-runs", env, reference_trials))
+        envs = {map_key(g.env): g.env for g in groups}
+        for key, env in envs.items():
+            hangar = env.wad is not None and env.wad.stem.lower() in ("doom", "doom1", "doomu") and env.map == "E1M1"
+            here = [g for g in groups if map_key(g.env) == key]
+            if reference_trials and not hangar and not any(g.recipe.get("strategy") == "reference" for g in here):
+                where = target / "reference-runs" / (key if len(envs) > 1 else "")
+                extra.append(_reference_runs(where, env, reference_trials))
         write_report([*folders, *extra], target, lam=lam, death_scope=death_scope)  # type: ignore[arg-type]
     except DoomAgentError as exc:
         _fail(exc)
-    out.print(f"wrote {target}/report.md, report.html, trajectories.png, rooms.png, metrics.json")
+    if len(envs) > 1:
+        out.print(f"wrote {target}/suite.md, suite.html, suite.json and a report per map in {target}/<wad>_<map>/")
+    else:
+        out.print(f"wrote {target}/report.md, report.html, trajectories.png, rooms.png, metrics.json")
 
 
 def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:

@@ -14,7 +14,7 @@ from doomagent.errors import ConfigError, DoomAgentError
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from doomagent.eval.runner import EvalLimits, EvalResult, Event
+    from doomagent.eval.runner import EvalLimits, EvalResult, Event, Job
     from doomagent.limits import RateLimit
     from doomagent.recipes import Recipe
 
@@ -42,6 +42,10 @@ def eval_cmd(
     ] = None,
     max_cost: Annotated[float | None, typer.Option("--max-cost", min=0.0, help="US dollars for the whole eval")] = None,
     max_calls: Annotated[int | None, typer.Option("--max-calls", min=1, help="model calls for the whole eval")] = None,
+    maps: Annotated[
+        str | None,
+        typer.Option("--maps", help="play every recipe on each of these maps: E1M1-E1M9, MAP01,MAP03 (a suite)"),
+    ] = None,
     allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Play trials of recipes in parallel (local workers or Ray); rerun the same command to resume."""
@@ -57,6 +61,7 @@ def eval_cmd(
         if address is not None and backend != "ray":
             raise ConfigError("--address is for the ray backend", hint="add --backend ray")
         loaded: list[tuple[Recipe, Path | None]] = []
+        batches: dict[Path, list[tuple[Recipe, Path | None]]] = {}
         for name in recipes:
             recipe, folder = load_recipe(
                 name,
@@ -66,9 +71,11 @@ def eval_cmd(
                 max_frames=max_frames,
                 allow_outside_files=allow_outside_files,
             )
-            recipe.walkthrough_text(folder)
-            check_models(recipe)  # a missing key or package fails here, before any worker starts
-            loaded.append((recipe, folder))
+            for on_map, map_out in _on_maps(recipe, maps, out_dir):
+                on_map.walkthrough_text(folder)  # a walkthrough written for another map is refused here
+                check_models(on_map)  # a missing key or package fails here, before any worker starts
+                loaded.append((on_map, folder))
+                batches.setdefault(map_out, []).append((on_map, folder))
         limits = EvalLimits(
             rate_limits=rate_limits_of([r for r, _ in loaded], _read_rate_limits(rate_limits or [])),
             max_cost=max_cost or None,
@@ -78,7 +85,7 @@ def eval_cmd(
         _fail(exc)
     try:
         with exclusive(out_dir, "doomagent eval"), sigterm_as_interrupt():
-            result = _eval_jobs(loaded, trials, out_dir, seed, workers, backend, address, limits)
+            result = _eval_jobs(batches, trials, out_dir, seed, workers, backend, address, limits)
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept, cut ones go on from their checkpoints; run the same command")
         raise typer.Exit(130) from None
@@ -93,6 +100,8 @@ def eval_cmd(
     groups: dict[str, list[TrialResult]] = {}
     for summary in result.summaries:
         group = f"{summary.get('recipe')} / {summary.get('model')}"
+        if maps is not None:
+            group += f" / {(summary.get('env') or {}).get('map')}"
         groups.setdefault(group, []).append(TrialResult.model_validate(summary))
         if summary.get("outcome") == "error":
             failed.setdefault(group, str(summary.get("error") or "the provider failed"))
@@ -131,8 +140,23 @@ def _read_rate_limits(specs: list[str]) -> dict[str, RateLimit]:
     return found
 
 
+def _on_maps(recipe: Recipe, maps: str | None, out_dir: Path) -> list[tuple[Recipe, Path]]:
+    """Return the recipe on each map `maps` names, with the folder its trials go to (`--out` without --maps,
+    `--out/<wad>_<map>` with it)."""
+    if maps is None:
+        return [(recipe, out_dir)]
+    from doomagent.cli.maps import select_maps
+    from doomagent.env.geometry import resolve_wad
+    from doomagent.env.wad import Wad
+    from doomagent.eval.report import map_key
+
+    names = select_maps(maps, Wad(resolve_wad(recipe.env.wad)).map_names)
+    played = [recipe.model_copy(update={"env": recipe.env.model_copy(update={"map": name})}) for name in names]
+    return [(r, out_dir / map_key(r.env)) for r in played]
+
+
 def _eval_jobs(
-    loaded: list[tuple[Recipe, Path | None]],
+    batches: dict[Path, list[tuple[Recipe, Path | None]]],
     trials: int,
     out_dir: Path,
     seed: int,
@@ -149,7 +173,12 @@ def _eval_jobs(
     from doomagent.eval import plan_jobs
     from doomagent.eval.runner import run_eval
 
-    jobs, done = plan_jobs(loaded, trials=trials, out=out_dir, seed=seed)
+    jobs: list[Job] = []
+    done = 0
+    for batch_out, batch in batches.items():
+        planned, finished = plan_jobs(batch, trials=trials, out=batch_out, seed=seed)
+        jobs += planned
+        done += finished
     total = len(jobs) + done
     where = "on Ray" + (f" at {address}" if address else "") if backend == "ray" else "on local workers"
     out.print(f"{total} trials: {done} already finished, {len(jobs)} to play in {out_dir} {where}")

@@ -226,12 +226,33 @@ def room_bars(rows: list[Row], labels: list[str]) -> Any:
     return fig
 
 
+def map_key(env: EnvConfig) -> str:
+    """Return the name of a map's report folder in a suite report: `freedoom1_E1M2`."""
+    return f"{Path(env.wad).stem if env.wad is not None else 'freedoom1'}_{env.map}"
+
+
 def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_scope: DeathScope = "room") -> Path:
-    """Write report.md, report.html, trajectories.png, rooms.png and metrics.json to `out`."""
+    """Write report.md, report.html, trajectories.png, rooms.png and metrics.json to `out`; for trials of
+    several maps, one such report per map in `out/<wad>_<map>/` and the suite's table in `out/suite.md`,
+    `suite.html` and `suite.json` (maps x rows: progress, finishes, deaths)."""
     groups = find_groups(folders)
-    maps = {(str(g.env.wad), g.env.map) for g in groups}
-    if len(maps) > 1:
-        raise ConfigError(f"the folders hold trials of several maps: {sorted(maps)}", hint="report one map at a time")
+    by_map: dict[str, list[Group]] = {}
+    for g in groups:
+        by_map.setdefault(map_key(g.env), []).append(g)
+    if len(by_map) == 1:
+        _write_map_report(groups, out, folders, lam=lam, death_scope=death_scope)
+        return out
+    suite = {
+        key: _write_map_report(gs, out / key, folders, lam=lam, death_scope=death_scope) for key, gs in by_map.items()
+    }
+    write_suite(suite, out)
+    return out
+
+
+def _write_map_report(
+    groups: list[Group], out: Path, folders: list[Path], *, lam: float, death_scope: DeathScope
+) -> list[Row]:
+    """Write one map's report (see write_report) and return its rows."""
     env = groups[0].env
     rooms = build_rooms(MapGeometry.load(env.map, env.wad), env.room_profile)
     labels = [r.label for r in rooms.rooms if r.on_route]
@@ -296,7 +317,7 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
         ],
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str), encoding="utf-8")
-    return out
+    return rows
 
 
 def _cut_note(folders: list[Path]) -> str:
@@ -320,24 +341,31 @@ def _cut_note(folders: list[Path]) -> str:
     return notes
 
 
+_STYLE = """<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
+img{max-width:100%}</style>"""
+
+
+def _html_table(md: str) -> str:
+    """Return a Markdown table as an HTML table."""
+    out = ["<table>"]
+    for i, line in enumerate(row for row in md.splitlines() if not row.startswith("|--")):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        tag = "th" if i == 0 else "td"
+        out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
+    return "\n".join([*out, "</table>"])
+
+
 def _html(title: str, notes: str, rows: list[Row], labels: list[str], traj: bytes, bars: bytes) -> str:
-    def table(md: str) -> str:
-        out = ["<table>"]
-        for i, line in enumerate(row for row in md.splitlines() if not row.startswith("|--")):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            tag = "th" if i == 0 else "td"
-            out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
-        return "\n".join([*out, "</table>"])
+    table = _html_table
 
     def img(raw: bytes, alt: str) -> str:
         return f'<img alt="{alt}" src="data:image/png;base64,{base64.b64encode(raw).decode()}">'
 
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>doomagent report: {html.escape(title)}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}}
-table{{border-collapse:collapse;margin:1em 0}}
-td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}
-img{{max-width:100%}}</style></head><body>
+{_STYLE}</head><body>
 <h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
 <h2>PMAT / D-PMAT per room</h2>{table(markdown_table(rows, labels))}
 <h2>Spread over trials</h2>{table(spread_markdown(rows, labels))}
@@ -347,3 +375,25 @@ img{{max-width:100%}}</style></head><body>
 {"<h2>Vision audit against the engine</h2>" + table(audit_markdown(rows)) if audit_markdown(rows) else ""}
 </body></html>
 """
+
+
+def write_suite(suite: dict[str, list[Row]], out: Path) -> None:
+    """Write the suite table (maps x rows: progress, finishes, deaths) as suite.md, suite.html and suite.json."""
+    from doomagent.eval.tables import suite_markdown
+
+    out.mkdir(parents=True, exist_ok=True)
+    md = suite_markdown(suite)
+    links = "".join(f'<li><a href="{key}/report.html">{html.escape(key)}</a></li>' for key in suite)
+    note = "Each cell: mean progress (share of the way to the exit), finishes, deaths over the row's trials."
+    (out / "suite.md").write_text(f"# Suite: {len(suite)} maps\n\n{note}\n\n{md}\n", encoding="utf-8")
+    (out / "suite.html").write_text(
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>doomagent suite</title>{_STYLE}'
+        f"</head><body><h1>Suite: {len(suite)} maps</h1><p>{note}</p>{_html_table(md)}<h2>Maps</h2><ul>{links}</ul>"
+        "</body></html>\n",
+        encoding="utf-8",
+    )
+    data = {
+        key: [{"label": r.label, "summary": dataclasses.asdict(r.summary) if r.summary else None} for r in rows]
+        for key, rows in suite.items()
+    }
+    (out / "suite.json").write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")

@@ -104,3 +104,24 @@ def usage_markdown(rows: list[Row]) -> str:
                 f"{u.cost:.4f} | {latency} | {u.rate_waits} ({u.rate_wait_s:.1f} s) | {row.summary.wait_rate:.1%} |"
             )
     return "\n".join(lines)
+
+
+def suite_markdown(suite: dict[str, list[Row]]) -> str:
+    """Return maps x rows: each cell `progress · finishes · deaths`, and each row's mean progress over the maps."""
+    labels = list(dict.fromkeys(r.label for rows in suite.values() for r in rows if r.summary is not None))
+    lines = ["| Row | " + " | ".join(suite) + " | Mean progress |", "|" + "---|" * (len(suite) + 2)]
+    for label in labels:
+        cells, progress = [], []
+        for rows in suite.values():
+            s = next((r.summary for r in rows if r.label == label and r.summary is not None), None)
+            if s is None:
+                cells.append("")
+                continue
+            if s.progress is not None:
+                progress.append(s.progress)
+            shown = "-" if s.progress is None else f"{s.progress:.0%}"
+            deaths = round(s.deaths * s.trials)
+            cells.append(f"{shown} · {s.finishes}/{s.trials} finished · {deaths} died")
+        mean = f"{sum(progress) / len(progress):.0%}" if progress else "-"
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {mean} |")
+    return "\n".join(lines)
