@@ -202,7 +202,7 @@ def run(
     if failed:
         err.print(Text.assemble(("error: ", "bold red"), failed[0].error or "the provider failed"))
         raise typer.Exit(1)
-    silent = [(r, never_answered(r.usage)) for r in results if never_answered(r.usage)]
+    silent = [(r, roles) for r in results if (roles := never_answered(r.usage))]
     if silent:
         r, roles = silent[0]
         err.print(

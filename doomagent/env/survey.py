@@ -6,15 +6,12 @@ What `doomagent maps` prints; read from the WAD alone, no engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from doomagent.env import specials
-from doomagent.env.geometry import MapGeometry, resolve_wad
+from doomagent.env.geometry import MapGeometry
 from doomagent.env.rooms import build_rooms
-from doomagent.env.wad import Wad
-from doomagent.errors import DoomAgentError
 
 # E1M8-style maps end when their bosses die (tag 666 lowers a floor, Doom's boss-death scheme): no exit line.
 BOSS_TAG = 666
@@ -84,16 +81,3 @@ def _why_no_route(g: MapGeometry) -> str:
     if teleports:
         return f"the exit lies past a teleporter or a switch the route does not model ({teleports} teleport lines)"
     return "the exit lies past a switch, lift or raised floor the route does not model"
-
-
-def survey_wad(wad: str | Path | None) -> list[MapSurvey | tuple[str, str]]:
-    """Return the survey of every map of `wad` (a map that cannot be read: its name and why)."""
-    path = resolve_wad(wad)
-    found = Wad(path)
-    out: list[MapSurvey | tuple[str, str]] = []
-    for name in found.map_names:
-        try:
-            out.append(survey_map(MapGeometry(found, name)))
-        except DoomAgentError as exc:
-            out.append((name, exc.message))
-    return out
