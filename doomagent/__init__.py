@@ -25,6 +25,7 @@ from doomagent.errors import (
     MapNotFoundError,
     MissingApiKeyError,
     ModelServerError,
+    NoPlanError,
     ProviderError,
     ProviderUnreachableError,
     RunError,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from doomagent.env.gym_env import ENV_ID, DoomGymEnv
     from doomagent.env.observation import Observation
     from doomagent.env.outcome import Outcome
+    from doomagent.env.progression import Objective, ProgressionPlan, plan_map
     from doomagent.eval.runner import EvalLimits, EvalResult, Event, Job, plan_jobs, run_eval
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
@@ -78,6 +80,9 @@ _WHERE = {
     "DoomGymEnv": "doomagent.env.gym_env",
     "Observation": "doomagent.env.observation",
     "Outcome": "doomagent.env.outcome",
+    "Objective": "doomagent.env.progression",
+    "ProgressionPlan": "doomagent.env.progression",
+    "plan_map": "doomagent.env.progression",
     "EvalLimits": "doomagent.eval.runner",
     "EvalResult": "doomagent.eval.runner",
     "Event": "doomagent.eval.runner",
@@ -124,6 +129,7 @@ _ERRORS = (
     "MapNotFoundError",
     "MissingApiKeyError",
     "ModelServerError",
+    "NoPlanError",
     "ProviderError",
     "ProviderUnreachableError",
     "RunError",

@@ -33,6 +33,10 @@ class MapNotFoundError(UserError):
     """Raise when a WAD has no map of the requested name."""
 
 
+class NoPlanError(UserError):
+    """Raise when no progression plan (keys, switches, triggers, in some order) reaches a map's exit."""
+
+
 class ActionParseError(UserError):
     """Raise when text does not name an action of the paper's vocabulary."""
 

@@ -15,7 +15,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
-from doomagent.errors import ActionParseError, ConfigError
+from doomagent.errors import ActionParseError, ConfigError, NoPlanError
 from doomagent.providers.settings import RoleSettings
 from doomagent.redact import redact
 
@@ -119,7 +119,12 @@ class Recipe(BaseModel):
     )
     roles: Roles | None = Field(None, description="models per role; the reference strategy plays none")
     env: EnvConfig = Field(default_factory=lambda: EnvConfig(max_frames=5000))
-    walkthrough: str | None = Field(None, description="shipped name (freedoom1_E1M1) or a path to a text file")
+    walkthrough: str | None = Field(
+        None,
+        description="auto: the shipped hand-written one for this WAD and map when there is one, else one written "
+        "from the map's progression plan (the default for strategies that read a walkthrough); a shipped name "
+        "(freedoom1_E1M1); or a path to a text file",
+    )
     budget: Budget = Field(default_factory=Budget)
     context_tokens: int = Field(32768, ge=512, description="history is clipped to fit this context")
     history_chunk: int = Field(
@@ -181,8 +186,6 @@ class Recipe(BaseModel):
             raise ValueError(f"strategy {self.strategy!r} needs roles.planner")
         if self.strategy == "k-levels" and self.roles.experts is None:
             raise ValueError("strategy 'k-levels' needs roles.experts")
-        if self.strategy != "naive" and self.walkthrough is None:
-            raise ValueError(f"strategy {self.strategy!r} needs a walkthrough")
         return self
 
     @property
@@ -190,8 +193,19 @@ class Recipe(BaseModel):
         """Return the actions the Agent may answer."""
         return frozenset(Action(a) for a in self.actions) if self.actions else frozenset(Action)
 
+    @property
+    def walkthrough_auto(self) -> bool:
+        """Return True when the walkthrough is chosen for the map (`auto`, or none named by a strategy that
+        reads one)."""
+        if self.walkthrough is None:
+            return self.strategy not in ("naive", "reference")
+        return self.walkthrough.lower() == "auto"
+
     def walkthrough_text(self, base: Path | None = None) -> str | None:
-        """Return the walkthrough's text: a shipped one by name, or a file relative to `base`."""
+        """Return the walkthrough's text: for `auto` the map's shipped one or one written from its
+        progression plan; a shipped one by name; or a file relative to `base`."""
+        if self.walkthrough_auto:
+            return auto_walkthrough(self.env.map, self.env.wad)
         if self.walkthrough is None:
             return None
         shipped = shipped_walkthrough(self.walkthrough)
@@ -242,6 +256,29 @@ def read_text(path: Path, what: str) -> str:
         ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def auto_walkthrough(map_name: str, wad: Path | None) -> str:
+    """Return the walkthrough for a map: the shipped hand-written one when there is one, else one written from
+    the map's progression plan (NoPlanError when the map has none)."""
+    from doomagent.env.geometry import MapGeometry
+    from doomagent.env.progression import plan_for
+    from doomagent.env.rooms import build_rooms
+    from doomagent.env.walkthrough import write_walkthrough
+
+    stem = Path(wad).stem.lower() if wad is not None else "freedoom1"
+    shipped = shipped_walkthrough(f"{stem}_{map_name.upper()}")
+    if shipped is not None:
+        return read_text(shipped, "walkthrough").strip()
+    geometry = MapGeometry.load(map_name, wad)
+    try:
+        plan = plan_for(geometry)
+    except NoPlanError as exc:
+        raise NoPlanError(
+            f"no walkthrough can be written for {geometry.wad_path.name} {geometry.name}: {exc.message}",
+            hint="give a walkthrough file (walkthrough: my_map.md), or play the naive strategy, which needs none",
+        ) from None
+    return write_walkthrough(plan, build_rooms(geometry)).strip()
 
 
 def shipped_walkthrough(name: str) -> Path | None:

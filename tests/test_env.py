@@ -248,3 +248,17 @@ def test_reference_navigator_finishes_e1m1_on_skill_3():
     assert info["outcome"] == "exit"
     assert [room for _, room in info["room_entries"]][:4] == ["A", "B", "C", "D"]
     assert all(info["room_frames"][r] > 0 for r in "ABCD")
+
+
+def test_a_demo_in_a_deep_folder_is_recorded(tmp_path):
+    """ViZDoom's new_episode(path) hangs for ever from 114 characters; a deep run folder must still record."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / "trial-000" / "episode.lmp"
+    assert len(str(deep)) > 150
+    env = DoomEnv(EnvConfig(max_frames=20))
+    try:
+        env.reset(seed=0, options={"record": deep})
+        for _ in range(5):
+            env.step(Action.UP)
+    finally:
+        env.close()
+    assert deep.is_file() and deep.stat().st_size > 0

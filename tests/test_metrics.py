@@ -129,3 +129,45 @@ def test_summary_progress_is_the_mean_over_trials_that_have_one():
     trials = [t.model_copy(update={"progress": p}) for t, p in zip(trials, (0.25, 1.0, None), strict=True)]
     s = summarize(trials, ROOMS, route_length=0.0)
     assert s.progress == pytest.approx(0.625) and s.progress_spread.n == 2
+
+
+def test_plan_progress_counts_done_legs_whole_and_the_walked_part_of_the_next():
+    from doomagent.eval.metrics import plan_progress
+
+    legs = [400.0, 100.0, 500.0]  # start -> key, key -> door, door -> exit: 1000 in all
+    # Halfway to the key: 200 of 1000.
+    assert plan_progress(legs, [(0, 400.0), (0, 200.0)], finished=False) == pytest.approx(0.2)
+    # Key fetched, then 50 short of the door: 400 + 50 = 450; wandering off later does not take it back.
+    assert plan_progress(legs, [(0, 300.0), (1, 50.0), (1, 400.0)], finished=False) == pytest.approx(0.45)
+    # Door passed, 100 walked toward the exit: 400 + 100 + 100.
+    assert plan_progress(legs, [(2, 400.0)], finished=False) == pytest.approx(0.6)
+    # Two trials ending in the same place before the key differ by how near to it they came.
+    near, far = [(0, 100.0), (0, 390.0)], [(0, 300.0)]
+    assert plan_progress(legs, near, finished=False) > plan_progress(legs, far, finished=False)
+    assert plan_progress(legs, [(1, math.inf)], finished=False) == pytest.approx(0.4)  # unknown distance: legs done
+    assert plan_progress(legs, [(0, 900.0)], finished=False) == 0.0  # never nearer than the start
+    assert plan_progress(legs, [], finished=True) == 1.0
+    assert plan_progress([], [], finished=False) is None
+
+
+def test_plan_progress_along_e1m4_credits_the_yellow_key():
+    """On E1M4 a path to the yellow keycard and back scores the first leg whole; the same path stopping
+    short of the key scores less; the exit counts only as a finish."""
+    from doomagent.env.geometry import MapGeometry
+    from doomagent.env.progression import plan_for
+    from doomagent.env.rooms import build_rooms
+    from doomagent.eval.progress import PlanProgress
+
+    rooms = build_rooms(MapGeometry.load("E1M4"))
+    plan = plan_for(rooms.geometry)
+    along = PlanProgress(plan, rooms.navgrid)
+    start = rooms.geometry.start[:2]
+    key = plan.objectives[0].where
+    total = sum(along.legs)
+    to_key = [start, key, start]
+    assert along.track(to_key)[1][0] == 1  # the key counts as reached
+    assert along.of(to_key, finished=False) == pytest.approx(along.legs[0] / total, abs=0.01)
+    short = [start, ((start[0] + key[0]) / 2, (start[1] + key[1]) / 2)]
+    assert 0 <= along.of(short, finished=False) < along.of(to_key, finished=False)
+    exit_ = plan.objectives[-1].where
+    assert along.of([start, exit_], finished=False) < 1.0 and along.of([start], finished=True) == 1.0

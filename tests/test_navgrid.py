@@ -33,13 +33,15 @@ def test_walker_fetches_the_keys_its_route_needs_first():
     from doomagent.env.specials import KEY_THINGS
     from doomagent.policies.grid import GridWalker
 
-    g = MapGeometry.load("E1M3")
+    g = MapGeometry.load("E1M4")
     rooms = build_rooms(g)
-    assert rooms.route.keys == ("blue",)
+    assert rooms.route.keys == ("yellow", "blue")  # the progression plan's order
     walker = GridWalker.for_map(rooms)
-    first = walker.goals[0].position
-    blue_keys = [(float(t["x"]), float(t["y"])) for t in g.things if KEY_THINGS.get(int(t["type"])) == "blue"]
-    assert first in blue_keys
+    where = {
+        colour: [(float(t["x"]), float(t["y"])) for t in g.things if KEY_THINGS.get(int(t["type"])) == colour]
+        for colour in ("yellow", "blue")
+    }
+    assert walker.goals[0].position in where["yellow"] and walker.goals[1].position in where["blue"]
 
 
 def test_walker_plans_item_detours_on_e1m1(e1m1_rooms):

@@ -44,8 +44,26 @@ def test_a_shipped_walkthrough_for_another_map_is_refused():
 
     from doomagent import ConfigError, load_recipe
 
-    recipe, folder = load_recipe("plan", overrides=["env.map=E1M2"])
+    recipe, folder = load_recipe("plan", overrides=["env.map=E1M2", "walkthrough=freedoom1_E1M1"])
     with pytest.raises(ConfigError, match="written for freedoom1 E1M1, but the recipe plays freedoom1 E1M2"):
         recipe.walkthrough_text(folder)
     same, folder = load_recipe("plan")
     assert "E1M1" in same.env.map and same.walkthrough_text(folder)
+
+
+def test_an_auto_walkthrough_is_the_maps_own():
+    """`walkthrough: auto` (the shipped recipes') reads the hand-written E1M1 text on E1M1 and writes one from
+    the progression plan on a map without one; a recipe naming none reads auto too."""
+    from doomagent import load_recipe
+    from doomagent.recipes import shipped_walkthrough
+
+    e1m1, folder = load_recipe("plan")
+    assert e1m1.walkthrough == "auto"
+    hand = shipped_walkthrough("freedoom1_E1M1")
+    assert hand is not None and e1m1.walkthrough_text(folder) == hand.read_text().strip()
+    other, folder = load_recipe("plan", overrides=["env.map=E1M4"])
+    text = other.walkthrough_text(folder)
+    assert text is not None and text != e1m1.walkthrough_text(folder)
+    assert "the yellow keycard" in text and "the blue door" in text and text.index("yellow") < text.index("blue")
+    unnamed = other.model_copy(update={"walkthrough": None})
+    assert unnamed.walkthrough_auto and unnamed.walkthrough_text(folder) == text

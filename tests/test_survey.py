@@ -22,10 +22,13 @@ def test_map_selections_are_ranges_and_lists_in_wad_order():
 
 def test_survey_of_a_key_map_and_of_a_boss_map():
     e1m2 = survey_map(MapGeometry.load("E1M2"))
-    assert e1m2.routed and e1m2.route_rooms[0] == "A" and set(e1m2.route_keys) == {"red", "yellow"}
+    assert e1m2.routed and e1m2.route_rooms[0] == "A" and e1m2.route_keys == ("blue", "red", "yellow")
     assert set(e1m2.keys_on_map) == {"blue", "red", "yellow"} and 0 < e1m2.largest_room_share < 1
+    assert e1m2.objectives[-1] == "exit" and e1m2.objectives.index("blue key") < e1m2.objectives.index("blue door")
     e1m8 = survey_map(MapGeometry.load("E1M8"))
-    assert not e1m8.routed and "boss map" in e1m8.why_no_route and "Baron of Hell" in e1m8.why_no_route
+    assert e1m8.routed and "boss" in e1m8.objectives and e1m8.objectives[-1] == "exit"
+    stuck = survey_map(MapGeometry.load("MAP04", "freedoom2.wad"))
+    assert not stuck.routed and stuck.route_length is None and "blue-key switch" in stuck.why_no_route
 
 
 def test_maps_lists_every_selected_map_one_line_each():
@@ -33,6 +36,7 @@ def test_maps_lists_every_selected_map_one_line_each():
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("map ") and [line.split()[0] for line in lines[1:4]] == ["MAP01", "MAP02", "MAP03"]
-    assert lines[-1].startswith("freedoom2.wad: a route to the exit on ")
+    assert lines[-1].startswith("freedoom2.wad: a progression plan to the exit on 3 of 3 maps")
+    assert "exit" in lines[1] and lines[0].endswith("/ why no plan")
     bad = runner.invoke(app, ["maps", "freedoom2.wad", "--maps", "MAP99"])
     assert bad.exit_code == 2 and "MAP99" in bad.output

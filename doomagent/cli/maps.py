@@ -20,7 +20,7 @@ def maps_cmd(
         str | None, typer.Option("--maps", help="only these maps: E1M1-E1M9, MAP01,MAP05 (default: all)")
     ] = None,
 ) -> None:
-    """List every map of a WAD: rooms, the route's rooms, length and keys, keys placed, exits, why no route."""
+    """List every map of a WAD: rooms, route length, the plan's objectives in order, or why there is no plan."""
     from doomagent.env.geometry import MapGeometry, resolve_wad
     from doomagent.env.survey import MapSurvey, survey_map
     from doomagent.env.wad import Wad
@@ -29,22 +29,22 @@ def maps_cmd(
         found = Wad(resolve_wad(Path(wad) if Path(wad).exists() else wad))
         names = select_maps(maps, found.map_names) if maps else list(found.map_names)
         out.print(
-            f"{'map':<6} {'sectors':>7} {'rooms':>5}  {'route':<22} {'length':>6}  {'keys needed':<18} "
-            f"{'keys placed':<18} {'exits':>5} {'largest':>7}  no route because"
+            f"{'map':<6} {'sectors':>7} {'rooms':>5} {'length':>6} {'largest':>7}  {'route rooms':<16} "
+            "objectives (keys, doors, switches, triggers, teleports, in order) / why no plan"
         )
         routed = 0
         for name in names:
             s: MapSurvey = survey_map(MapGeometry(found, name))
             routed += s.routed
             length = f"{s.route_length:.0f}" if s.route_length is not None else "-"
+            plan = " > ".join(s.objectives) + (" (climbs a step no lift shows)" if s.approximate else "")
             out.print(
-                f"{s.name:<6} {s.sectors:>7} {s.rooms:>5}  {' '.join(s.route_rooms) or '-':<22} {length:>6}  "
-                f"{','.join(s.route_keys) or '-':<18} {','.join(s.keys_on_map) or '-':<18} {s.exits:>5} "
-                f"{s.largest_room_share:>7.0%}  {s.why_no_route or ''}".rstrip()
+                f"{s.name:<6} {s.sectors:>7} {s.rooms:>5} {length:>6} {s.largest_room_share:>7.0%}  "
+                f"{' '.join(s.route_rooms) or '-':<16} {plan if s.routed else 'no plan: ' + (s.why_no_route or '')}"
             )
     except DoomAgentError as exc:
         _fail(exc)
-    out.print(f"{found.path.name}: a route to the exit on {routed} of {len(names)} maps")
+    out.print(f"{found.path.name}: a progression plan to the exit on {routed} of {len(names)} maps")
 
 
 def select_maps(spec: str, available: tuple[str, ...]) -> list[str]:

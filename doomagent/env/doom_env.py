@@ -12,6 +12,7 @@ import numpy as np
 
 from doomagent._proc import Reaper, children
 from doomagent.env._engine import EngineLink, dead_engine_hint, own_session_launcher
+from doomagent.env._recording import DemoPaths
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import MapGeometry, resolve_wad
@@ -81,6 +82,7 @@ class DoomEnv:
         self._done = True
         self._anchor = (0.0, 0.0, 0)
         self.recording: Path | None = None
+        self._demos = DemoPaths()
 
     def _make_game(self) -> Any:
         import vizdoom as vzd
@@ -208,6 +210,7 @@ class DoomEnv:
                 self._link.finish()  # a dead engine's game is abandoned: closing it would wait for ever
             finally:
                 self._reaper.release()
+                self._demos.release()
 
     # -- extras --------------------------------------------------------------------------------
 
@@ -291,7 +294,7 @@ class DoomEnv:
         if seed is not None:
             self._game.set_seed(int(seed) % (2**31))
         if record is not None:
-            self._game.new_episode(str(record))
+            self._game.new_episode(self._demos.engine_path(record))
         else:
             self._game.new_episode()
 

@@ -76,6 +76,7 @@ class MapGeometry:
         self.sector_ceiling = m.sectors["ceiling"].astype(np.int64)
         self.sector_tag = m.sectors["tag"].astype(np.int64)
         self.sector_special = m.sectors["special"].astype(np.int64)
+        self.sector_floor_tex = [bytes(t).rstrip(b"\0").decode("ascii", "replace") for t in m.sectors["floor_tex"]]
         self.things = m.things
         self._nodes = m.nodes
         self._node_list = [

@@ -134,8 +134,11 @@ class NavGrid:
         """Return the walkable cells within reach of the exit line (USE range)."""
         if self.exit_line is None:
             return np.array([], dtype=np.int64)
-        mx, my = self.geometry.line_midpoint(self.exit_line)
-        near = np.hypot(self.cx - mx, self.cy - my) <= 56
+        return self.cells_near(*self.geometry.line_midpoint(self.exit_line))
+
+    def cells_near(self, mx: float, my: float, reach: float = 56.0) -> np.ndarray:
+        """Return the walkable cells within `reach` of a point (USE range by default), or the nearest one."""
+        near = np.hypot(self.cx - mx, self.cy - my) <= reach
         cells = np.flatnonzero(near & self.walkable)
         if not len(cells):
             cells = np.array([int(np.argmin(np.where(self.walkable, np.hypot(self.cx - mx, self.cy - my), np.inf)))])

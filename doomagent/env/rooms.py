@@ -213,12 +213,29 @@ def set_start(graph: nx.DiGraph, g: MapGeometry, x: float, y: float) -> None:
 
 
 def find_route(g: MapGeometry, graph: nx.DiGraph | None = None) -> Route | None:
-    """Return the shortest walkable route from the start to the first reachable exit line.
+    """Return the route from the start to the exit.
 
-    If no exit is reachable with step heights respected, try again ignoring them.
+    The shortest walk when it needs no key and keeps to the step heights (E1M1's); otherwise the walk of
+    the map's progression plan (keys fetched, switches used, teleporters taken: see `progression`); when
+    no plan is found either, the shortest walk ignoring step heights, or None.
     """
     route = _shortest_route(g, walk_graph(g) if graph is None else graph)
+    if route is not None and route.strict and not route.keys:
+        return route
+    planned = _planned_route(g)
+    if planned is not None:
+        return planned
     return route if route is not None else _shortest_route(g, walk_graph(g, strict=False))
+
+
+def _planned_route(g: MapGeometry) -> Route | None:
+    from doomagent.env.progression import NoPlanError, plan_for
+
+    try:
+        plan = plan_for(g)
+    except NoPlanError:
+        return None
+    return Route(plan.sectors, plan.points, plan.lines, plan.length, plan.keys, strict=plan.strict)
 
 
 def _shortest_route(g: MapGeometry, graph: nx.DiGraph) -> Route | None:

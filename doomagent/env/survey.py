@@ -11,12 +11,9 @@ import numpy as np
 
 from doomagent.env import specials
 from doomagent.env.geometry import MapGeometry
+from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import build_rooms
-
-# E1M8-style maps end when their bosses die (tag 666 lowers a floor, Doom's boss-death scheme): no exit line.
-BOSS_TAG = 666
-# The things whose death ends such maps: Barons of Hell (E1M8); Cyberdemon, Spider Mastermind (E2M8, E3M8, MAP..).
-BOSS_THINGS = {3003: "Baron of Hell", 16: "Cyberdemon", 7: "Spider Mastermind"}
+from doomagent.errors import NoPlanError
 
 
 @dataclass(frozen=True)
@@ -28,11 +25,13 @@ class MapSurvey:
     rooms: int
     route_rooms: tuple[str, ...]  # the rooms the route crosses, in order
     route_length: float | None  # map units; None: no route to an exit
-    route_keys: tuple[str, ...]  # keys the route's doors need
+    route_keys: tuple[str, ...]  # keys the route picks up, in order
     keys_on_map: tuple[str, ...]  # key things placed on the map
     exits: int  # normal exit lines
     largest_room_share: float  # share of the map's floor area in its largest room
     why_no_route: str | None = None
+    objectives: tuple[str, ...] = ()  # the progression plan's objectives, in order (see progression)
+    approximate: bool = False  # the plan climbs a step the WAD shows no lift for
 
     @property
     def routed(self) -> bool:
@@ -41,18 +40,23 @@ class MapSurvey:
 
 
 def survey_map(geometry: MapGeometry) -> MapSurvey:
-    """Return the survey of one map."""
+    """Return the survey of one map: its progression plan, rooms along it, and why when no plan exists."""
     from doomagent.env.mapplot import room_raster
 
+    try:
+        plan: ProgressionPlan | None = plan_for(geometry)
+        why = None
+    except NoPlanError as exc:
+        plan, why = None, exc.message
     rooms = build_rooms(geometry)
     grid, _ = room_raster(rooms, cells=200)
     counts = np.bincount(grid[grid >= 0].ravel(), minlength=len(rooms.labels)) if (grid >= 0).any() else np.zeros(1)
     floor = float((grid >= 0).sum() + (grid == -2).sum() + (grid == -3).sum())
     share = float(counts.max() / floor) if floor else 0.0
-    route = rooms.route
     keys_on_map = tuple(
         dict.fromkeys(specials.KEY_THINGS[t] for t in geometry.things["type"].tolist() if t in specials.KEY_THINGS)
     )
+    route = rooms.route if plan is not None else None
     route_rooms: tuple[str, ...] = ()
     if route is not None:
         route_rooms = tuple(dict.fromkeys(rooms.sector_room[s] for s in route.sectors if s in rooms.sector_room))
@@ -66,18 +70,19 @@ def survey_map(geometry: MapGeometry) -> MapSurvey:
         keys_on_map=keys_on_map,
         exits=len(geometry.exit_lines),
         largest_room_share=share,
-        why_no_route=None if route is not None else _why_no_route(geometry),
+        why_no_route=why,
+        objectives=tuple(plan_objective_words(plan)) if plan is not None else (),
+        approximate=plan is not None and not plan.strict,
     )
 
 
-def _why_no_route(g: MapGeometry) -> str:
-    """Return why no walking route reaches an exit: no exit line at all (and how the map ends), or what blocks."""
-    bosses = sorted({BOSS_THINGS[t] for t in g.things["type"].tolist() if t in BOSS_THINGS})
-    if BOSS_TAG in set(g.sector_tag.tolist()) and bosses:
-        return f"a boss map: the way to the exit opens when its bosses die ({', '.join(bosses)}; tag {BOSS_TAG})"
-    if not g.exit_lines:
-        return f"no exit line: the map ends when its bosses die ({', '.join(bosses)})" if bosses else "no exit line"
-    teleports = sum(1 for s in g.line_special.tolist() if s in (39, 97, 125, 126))
-    if teleports:
-        return f"the exit lies past a teleporter or a switch the route does not model ({teleports} teleport lines)"
-    return "the exit lies past a switch, lift or raised floor the route does not model"
+def plan_objective_words(plan: ProgressionPlan) -> list[str]:
+    """Return the plan's objectives as short words: `blue key`, `blue door`, `switch`, `teleport`, `exit`."""
+    words = {"switch": "switch", "walk": "trigger", "shoot": "shoot", "boss": "boss", "teleport": "teleport"}
+    out = []
+    for o in plan.objectives:
+        if o.kind in ("key", "door"):
+            out.append(f"{o.key} {o.kind}")
+        else:
+            out.append(words.get(o.kind, o.kind))
+    return out

@@ -43,6 +43,29 @@ def progress_of(distances: Sequence[float], start: float, *, finished: bool) -> 
     return min(1.0, max(0.0, (start - best) / start))
 
 
+def plan_progress(legs: Sequence[float], track: Sequence[tuple[int, float]], *, finished: bool) -> float | None:
+    """Return how far a trial got along a progression plan: the share (0-1) of the plan's walking distance
+    covered at its best point, 1 for a finish.
+
+    `legs[k]` is the walking distance from objective k-1 (the start for k = 0) to objective k; `track` holds,
+    for every position the trial passed, (objectives reached so far, walking distance to the next one). A
+    position with k objectives done counts the first k legs whole and the part of leg k walked; so a trial that
+    fetched the key counts it even if it then wandered off. None when the plan has no length.
+    """
+    if finished:
+        return 1.0
+    total = float(sum(legs))
+    if not math.isfinite(total) or total <= 0:
+        return None
+    best = 0.0
+    for done, distance in track:
+        covered = float(sum(legs[:done]))
+        if done < len(legs) and math.isfinite(distance):
+            covered += max(0.0, legs[done] - distance)
+        best = max(best, min(covered, total))
+    return best / total
+
+
 def room_frames(
     entries: Sequence[tuple[int, str]], end: int, *, order: Sequence[str] = (), backtrack: Backtrack = "last_entered"
 ) -> dict[str, int]:

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from doomagent.env import EnvConfig, MapGeometry
+from doomagent.env.progression import plan_for
 from doomagent.env.rooms import RoomMap, build_rooms
-from doomagent.errors import ConfigError
+from doomagent.errors import ConfigError, NoPlanError
 from doomagent.eval.metrics import (
     LAMBDA,
     DeathScope,
@@ -29,6 +30,7 @@ from doomagent.eval.metrics import (
     usage_by_role,
     with_distance,
 )
+from doomagent.eval.progress import PlanProgress
 from doomagent.eval.runner import is_finished
 from doomagent.eval.tables import audit_markdown, markdown_table, spread_markdown, usage_markdown
 from doomagent.summary import TrialResult
@@ -116,7 +118,8 @@ class Row:
 
 
 def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
-    grid = rooms.navgrid if rooms.geometry.exit_lines else None
+    along = _plan_progress(rooms)
+    grid = rooms.navgrid if rooms.geometry.exit_lines and along is None else None
     start = grid.distance_to_exit(*rooms.geometry.start[:2]) if grid is not None else math.inf
     records = []
     for t in group.trials:
@@ -124,10 +127,23 @@ def _records(group: Group, rooms: RoomMap) -> list[TrialRecord]:
         if t.summary.outcome != "exit":
             route = rooms.route_from(*t.summary.final_position)
             dts = route.length if route is not None else None
-        passed = [grid.distance_to_exit(x, y) for x, y in t.path()] if grid is not None else []
-        progress = progress_of(passed, start, finished=t.summary.outcome == "exit")
+        finished = t.summary.outcome == "exit"
+        if along is not None:
+            progress = along.of(t.path(), finished=finished)
+        else:
+            passed = [grid.distance_to_exit(x, y) for x, y in t.path()] if grid is not None else []
+            progress = progress_of(passed, start, finished=finished)
         records.append(with_distance(t.summary, dts, progress))
     return records
+
+
+def _plan_progress(rooms: RoomMap) -> PlanProgress | None:
+    """Return the progress scorer of the map's progression plan, or None for a map without a plan."""
+    try:
+        plan = plan_for(rooms.geometry)
+    except NoPlanError:
+        return None
+    return PlanProgress(plan, rooms.navgrid)
 
 
 def build_rows(groups: list[Group], rooms: RoomMap, *, lam: float, death_scope: DeathScope) -> list[Row]:

@@ -296,6 +296,8 @@ def _play(
         if saved is not None and out is not None:
             truncate_logs(out, saved.offsets)
         log = RunLog(out, full_prompts=options.full_prompts, append=saved is not None)
+        if out is not None and walkthrough is not None:
+            (out / "walkthrough.md").write_text(walkthrough + "\n", encoding="utf-8")  # what the prompts read
         prompts_dir = recipe.prompts_dir
         if prompts_dir is not None and recipe_dir is not None:
             prompts_dir = recipe_dir / prompts_dir

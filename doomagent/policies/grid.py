@@ -95,7 +95,7 @@ class GridWalker:
         return self._key_goals(skill) + goals
 
     def _key_goals(self, skill: int) -> list[Goal]:
-        """Return goals for the keys that the route's locked doors need, nearest to the start first."""
+        """Return goals for the keys that the route needs, in the route's order (nearest first per colour)."""
         route = self.room_map.route
         if route is None or not route.keys:
             return []
@@ -110,7 +110,8 @@ class GridWalker:
             if cell is not None:
                 keys.append(
                     (
-                        math.dist((sx, sy), (t["x"], t["y"])),
+                        # In the order the route picks them up (the progression plan's), nearest first within it.
+                        (route.keys.index(colour), math.dist((sx, sy), (t["x"], t["y"]))),
                         Goal((float(t["x"]), float(t["y"])), grid.field_to(np.array([cell]))),
                     )
                 )

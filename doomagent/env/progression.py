@@ -1,0 +1,745 @@
+"""Plan how a Doom map is finished: the ordered objectives from the start to the exit and the walk through them.
+
+Read from the WAD alone. A sector that a special moves (a door, a lift, a floor that lowers, stairs that rise)
+is treated as passable once what moves it has been set off: a door the player pushes at once (or with its
+key), a tagged sector once a switch, walk-over or shootable line with that tag has been used, or once the
+map's bosses are dead (Doom's tag-666 scheme). Everything else keeps its heights: a player climbs 24 units,
+drops any height, needs 56 units of headroom. Teleport lines carry the player to their destination.
+
+The planner searches depth first for a sequence of actions (fetch a key, use a switch, walk over a trigger,
+kill the bosses) after which an exit is reachable, preferring at each step the nearest action that opens new
+ground, then drops every action the finish does not need. Locked doors crossed and teleporters taken on the
+way become objectives of their own, so the plan reads in the order a player meets them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+
+from doomagent.env import _triggers, specials
+from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+from doomagent.env.specials import Key
+from doomagent.errors import NoPlanError
+
+MAX_STEP = 24
+MIN_HEADROOM = 56
+MULTIPLAYER_ONLY = 0x10
+PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
+PICKUP_REACH = 36  # player radius 16 + a key's radius 20
+USE_RANGE = 64  # how far a player reaches to use a line
+SEARCH_BUDGET = 400  # states the search may expand before it gives up
+
+ObjectiveKind = Literal["key", "switch", "walk", "shoot", "boss", "door", "teleport", "exit"]
+KEY_NAMES = {5: "blue keycard", 6: "yellow keycard", 13: "red keycard", 40: "blue skull key", 39: "yellow skull key"}
+KEY_NAMES[38] = "red skull key"
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One step of a map's progression, where it happens and what it does."""
+
+    kind: ObjectiveKind
+    where: tuple[float, float]
+    sector: int
+    text: str  # what it is, in a few words: "the blue keycard", "a switch that lowers a floor"
+    key: Key | None = None  # the key picked up (key) or needed (door, locked switch)
+    tag: int | None = None  # the sector tag a switch, trigger or boss death sets off
+    line: int | None = None
+    moves: tuple[int, ...] = ()  # sectors it sets moving
+
+
+@dataclass(frozen=True)
+class Leg:
+    """The walk from one objective (or the start) to the next."""
+
+    points: tuple[tuple[float, float], ...]
+    lines: tuple[int, ...]  # lines crossed, teleport lines included
+    sectors: tuple[int, ...]
+    length: float
+
+
+@dataclass(frozen=True)
+class ProgressionPlan:
+    """A map's objectives in order (the exit last) and the legs walked between them."""
+
+    map: str
+    objectives: tuple[Objective, ...]
+    legs: tuple[Leg, ...]  # legs[i] ends at objectives[i]
+    strict: bool = True  # False: the route climbs steps higher than 24 units (see climbs)
+    climbs: tuple[int, ...] = ()  # lines the route climbs that the WAD shows no lift or trigger for
+
+    @property
+    def length(self) -> float:
+        """Return the walking length of the whole route in map units."""
+        return sum(leg.length for leg in self.legs)
+
+    @property
+    def keys(self) -> tuple[Key, ...]:
+        """Return the keys picked up, in order."""
+        return tuple(o.key for o in self.objectives if o.kind == "key" and o.key is not None)
+
+    @property
+    def sectors(self) -> tuple[int, ...]:
+        """Return the sectors the route passes, in order, without repeats in a row."""
+        out: list[int] = []
+        for leg in self.legs:
+            for s in leg.sectors:
+                if not out or out[-1] != s:
+                    out.append(s)
+        return tuple(out)
+
+    @property
+    def points(self) -> tuple[tuple[float, float], ...]:
+        """Return the route's points from the start to the exit."""
+        out: list[tuple[float, float]] = []
+        for leg in self.legs:
+            out.extend(leg.points if not out else leg.points[1:])
+        return tuple(out)
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        """Return the lines crossed, in order."""
+        return tuple(line for leg in self.legs for line in leg.lines)
+
+    def summary(self) -> str:
+        """Return the objectives in one line: `blue key > blue door > switch (tag 5) > exit`."""
+        return " > ".join(_short(o) for o in self.objectives)
+
+
+def _short(o: Objective) -> str:
+    if o.kind in ("key", "door"):
+        return f"{o.key} {'key' if o.kind == 'key' else 'door'}"
+    if o.kind in ("switch", "walk", "shoot"):
+        return f"{o.kind} (tag {o.tag})"
+    return o.kind
+
+
+@dataclass(frozen=True)
+class _Action:
+    kind: ObjectiveKind
+    sites: tuple[int, ...]  # sectors it can be done from
+    where: tuple[float, float]
+    gives: frozenset[str]
+    needs: frozenset[str] = frozenset()
+    text: str = ""
+    key: Key | None = None
+    tag: int | None = None
+    line: int | None = None
+    moves: tuple[int, ...] = ()
+
+
+@dataclass
+class _World:
+    """The map as the planner sees it: portals, what opens each moving sector, the actions and exits."""
+
+    g: MapGeometry
+    strict: bool = True  # False: any step can be climbed (for lifts and raised floors no special shows)
+    portals: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)  # sector -> (line, other, ok)
+    adjacent: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # sector -> (line, other), all
+    openers: dict[int, list[frozenset[str]]] = field(default_factory=dict)  # sector -> alternative needs
+    teleports: dict[int, list[tuple[int, int, tuple[float, float]]]] = field(default_factory=dict)
+    actions: list[_Action] = field(default_factory=list)
+    exits: list[_Action] = field(default_factory=list)
+    secret_exits: list[_Action] = field(default_factory=list)
+    needed: set[str] = field(default_factory=set)  # tokens something needs (keys worth fetching)
+
+    def __post_init__(self) -> None:
+        g = self.g
+        tagged: dict[int, list[int]] = {}
+        for sec, tag in enumerate(g.sector_tag.tolist()):
+            if tag:
+                tagged.setdefault(tag, []).append(sec)
+        mids = {}
+        for line in range(len(g.line_v)):
+            f, b = int(g.line_front[line]), int(g.line_back[line])
+            if f >= 0 and b >= 0 and f != b:  # a use reaches across lines that block walking
+                self.adjacent.setdefault(f, []).append((line, b))
+                self.adjacent.setdefault(b, []).append((line, f))
+            if f >= 0 and b >= 0 and f != b and not g.line_flags[line] & ML_BLOCKING:
+                self.portals.setdefault(f, []).append((line, b, self._static_ok(f, b)))
+                self.portals.setdefault(b, []).append((line, f, self._static_ok(b, f)))
+            mids[line] = g.line_midpoint(line)
+        dests = self._destinations(tagged)
+        for line, special in enumerate(g.line_special.tolist()):
+            kind = _triggers.classify(special)
+            if kind is None:
+                continue
+            self._add_line(line, kind, tagged, dests, mids[line])
+        self._add_things()
+        self._add_bosses(tagged)
+
+    def _static_ok(self, src: int, dst: int) -> bool:
+        g = self.g
+        up = g.sector_floor[dst] - g.sector_floor[src] if self.strict else 0
+        headroom = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
+        return bool(up <= MAX_STEP and headroom >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56)
+
+    def _destinations(self, tagged: dict[int, list[int]]) -> dict[int, tuple[int, tuple[float, float]]]:
+        """Return, per tag, the sector and point of the teleport destination in a sector with that tag."""
+        g = self.g
+        out: dict[int, tuple[int, tuple[float, float]]] = {}
+        secs_tag = {s: t for t, ss in tagged.items() for s in ss}
+        for t in g.things[g.things["type"] == _triggers.TELEPORT_DESTINATION]:
+            x, y = float(t["x"]), float(t["y"])
+            sec = g.sector_at(x, y)
+            tag = secs_tag.get(sec)
+            if tag is not None and tag not in out:
+                out[tag] = (sec, (x, y))
+        return out
+
+    def _add_line(
+        self,
+        line: int,
+        kind: _triggers.Special,
+        tagged: dict[int, list[int]],
+        dests: dict[int, tuple[int, tuple[float, float]]],
+        mid: tuple[float, float],
+    ) -> None:
+        g = self.g
+        front, back = int(g.line_front[line]), int(g.line_back[line])
+        tag = int(g.line_tag[line])
+        needs = frozenset({f"key:{kind.key}"}) if kind.key else frozenset()
+        if kind.key:
+            self.needed.add(f"key:{kind.key}")
+        if kind.effect == "teleport":
+            if kind.trigger == "walk" and front >= 0 and tag in dests:
+                self.teleports.setdefault(front, []).append((line, *dests[tag]))
+            return
+        if kind.effect == "line_teleport":
+            others = [o for o in np.flatnonzero(g.line_tag == tag).tolist() if o != line]
+            if front >= 0 and others and g.line_front[others[0]] >= 0:
+                o = others[0]
+                self.teleports.setdefault(front, []).append((line, int(g.line_front[o]), g.line_midpoint(o)))
+            return
+        sites = self._sites(line, kind.trigger, front, back)
+        if kind.effect in ("exit", "secret_exit"):
+            if sites:
+                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit switch", line=line)
+                if kind.trigger == "walk":
+                    act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit line", line=line)
+                (self.exits if kind.effect == "exit" else self.secret_exits).append(act)
+            return
+        if kind.effect == "none":
+            return
+        if kind.manual or (tag == 0 and back >= 0):
+            if back >= 0:
+                self.openers.setdefault(back, []).append(needs)
+            return
+        moves = self._moved(kind.effect, tagged.get(tag, []))
+        if not moves or not sites:
+            return
+        token = frozenset({f"tag:{tag}"})
+        for sec in moves:
+            self.openers.setdefault(sec, []).append(token)
+        what = {"open": "opens a door" if kind.door else "moves a floor", "stairs": "raises stairs"}
+        noun = {"switch": "switch", "walk": "trigger line", "shoot": "target", "push": "switch"}[kind.trigger]
+        text = f"{kind.key + '-key ' if kind.key else ''}{noun}"
+        self.actions.append(
+            _Action(
+                kind.trigger if kind.trigger != "push" else "switch",  # type: ignore[arg-type]
+                sites,
+                mid,
+                token,
+                needs,
+                f"{text} that {what.get(kind.effect, 'lowers a lift')}",
+                kind.key,
+                tag,
+                line,
+                tuple(moves),
+            )
+        )
+
+    def _sites(self, line: int, trigger: _triggers.Trigger, front: int, back: int) -> tuple[int, ...]:
+        """Return the sectors a line can be set off from: either side for a walk-over, else its front sector
+        and the sectors next to it within USE range of the line (switches sit in shallow, low alcoves)."""
+        if trigger == "walk":
+            return tuple(s for s in (front, back) if s >= 0)
+        if front < 0:
+            return ()
+        g = self.g
+        mid = g.line_midpoint(line)
+        out, todo = [front], [front]
+        while todo:  # a use reaches through openings: every sector within range of the line counts
+            for portal, other in self.adjacent.get(todo.pop(), ()):
+                a, b = g.vertices[g.line_v[portal]]
+                if other not in out and _segment_distance(mid, a, b) <= USE_RANGE:
+                    out.append(other)
+                    todo.append(other)
+        return tuple(out)
+
+    def _moved(self, effect: str, sectors: list[int]) -> list[int]:
+        """Return the sectors an effect moves: the tagged ones, and for stairs each step built from them."""
+        if effect != "stairs":
+            return sectors
+        g = self.g
+        out = list(sectors)
+        for first in sectors:
+            sec, seen = first, {first}
+            while True:
+                nxt = None
+                for line in np.flatnonzero(g.line_front == sec).tolist():
+                    b = int(g.line_back[line])
+                    if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
+                        nxt = b
+                        break
+                if nxt is None:
+                    break
+                seen.add(nxt)
+                out.append(nxt)
+                sec = nxt
+        return out
+
+    def _add_things(self) -> None:
+        g = self.g
+        for t in g.things:
+            ttype, flags = int(t["type"]), int(t["flags"])
+            if ttype in specials.KEY_THINGS and not flags & MULTIPLAYER_ONLY:
+                x, y = float(t["x"]), float(t["y"])
+                colour = specials.KEY_THINGS[ttype]
+                self.actions.append(
+                    _Action(
+                        "key",
+                        self._pickup_sites(x, y),
+                        (x, y),
+                        frozenset({f"key:{colour}"}),
+                        text=f"the {KEY_NAMES[ttype]}",
+                        key=colour,
+                    )
+                )
+
+    def _pickup_sites(self, x: float, y: float) -> tuple[int, ...]:
+        """Return the sectors a thing at (x, y) can be picked up from: its own, and a neighbour it stands
+        next to when its floor is at most 56 units above the neighbour's (Doom touches things that high)."""
+        g = self.g
+        sec = g.sector_at(x, y)
+        out = [sec]
+        for line, other, _ok in self.portals.get(sec, ()):
+            a, b = g.vertices[g.line_v[line]]
+            rise = g.sector_floor[sec] - g.sector_floor[other]
+            if other not in out and -8 <= rise <= PICKUP_HEIGHT and _segment_distance((x, y), a, b) <= PICKUP_REACH:
+                out.append(other)
+        return tuple(out)
+
+    def _add_bosses(self, tagged: dict[int, list[int]]) -> None:
+        g = self.g
+        types = g.things["type"].tolist()
+        for pattern, ttype, name, tag in _triggers.BOSS_DEATHS:
+            if g.name.upper() != pattern or ttype not in types:
+                continue
+            rows = g.things[g.things["type"] == ttype]
+            where = (float(rows[0]["x"]), float(rows[0]["y"]))
+            sites = tuple(dict.fromkeys(g.sector_at(float(r["x"]), float(r["y"])) for r in rows))
+            plural = f"every {name}" if len(rows) > 1 else f"the {name}"
+            if tag is None:
+                self.exits.append(_Action("boss", sites, where, frozenset({"exit"}), text=f"kill {plural}"))
+                continue
+            moves = tuple(tagged.get(tag, []))
+            for sec in moves:
+                self.openers.setdefault(sec, []).append(frozenset({f"tag:{tag}"}))
+            self.actions.append(
+                _Action("boss", sites, where, frozenset({f"tag:{tag}"}), text=f"kill {plural}", tag=tag, moves=moves)
+            )
+        if _triggers.BOSS_BRAIN in types:
+            row = g.things[g.things["type"] == _triggers.BOSS_BRAIN][0]
+            where = (float(row["x"]), float(row["y"]))
+            sec = g.sector_at(*where)
+            near = {sec} | {o for _line, o, _ok in self.portals.get(sec, [])}
+            self.exits.append(
+                _Action("boss", tuple(sorted(near)), where, frozenset({"exit"}), text="kill the Icon of Sin")
+            )
+
+    # --- search -------------------------------------------------------------------------------------------
+
+    def active(self, sec: int, state: frozenset[str]) -> bool:
+        """Return True when something has set this sector moving (or it needs nothing: a plain door)."""
+        return any(need <= state for need in self.openers.get(sec, ()))
+
+    def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str]) -> bool:
+        """Return True when a player can cross from src to dst in this state."""
+        if dst in self.openers:
+            if self.active(dst, state):
+                return True
+            # A mover not yet set off keeps its start heights (a closed door stays closed).
+            return line_ok
+        return line_ok or self.active(src, state)
+
+    def reach(self, start: Iterable[int], state: frozenset[str]) -> set[int]:
+        """Return the sectors reachable from `start` in this state (teleporters included)."""
+        seen = set(start)
+        todo = list(seen)
+        while todo:
+            sec = todo.pop()
+            for _line, other, ok in self.portals.get(sec, ()):
+                if other not in seen and self.crossable(ok, sec, other, state):
+                    seen.add(other)
+                    todo.append(other)
+            for _line, dest, _pt in self.teleports.get(sec, ()):
+                if dest not in seen:
+                    seen.add(dest)
+                    todo.append(dest)
+        return seen
+
+    def walk(self, point: tuple[float, float], sec: int, state: frozenset[str]) -> _Walk:
+        """Return walking distances from `point` (in sector `sec`) to everywhere reachable in this state."""
+        g = self.g
+        dist: dict[object, float] = {}
+        prev: dict[object, object] = {}
+        pos: dict[object, tuple[float, float]] = {"src": point}
+        node_sector: dict[object, int] = {"src": sec}
+        heap: list[tuple[float, int, object]] = [(0.0, 0, "src")]
+        best: dict[object, float] = {"src": 0.0}
+        counter = 1
+        by_sector: dict[int, list[object]] = {}
+        while heap:
+            d, _, node = heapq.heappop(heap)
+            if node in dist:
+                continue
+            dist[node] = d
+            here, s = pos[node], node_sector[node]
+            by_sector.setdefault(s, []).append(node)
+            steps: list[tuple[object, tuple[float, float], int]] = []
+            for line, other, ok in self.portals.get(s, ()):
+                if self.crossable(ok, s, other, state):
+                    steps.append(((line, other), _mid(g, line), other))
+            for line, dest, pt in self.teleports.get(s, ()):
+                steps.append((("T", line), pt, dest))
+            for nxt, p, o in steps:
+                if nxt in dist:
+                    continue
+                if isinstance(nxt, tuple) and nxt[0] == "T":
+                    cost = math.dist(here, _mid(g, nxt[1]))  # walk to the teleporter; arriving is free
+                else:
+                    cost = math.dist(here, p)
+                nd = d + cost
+                if nd < best.get(nxt, math.inf):
+                    best[nxt] = nd
+                    prev[nxt] = node
+                    pos[nxt] = p
+                    node_sector[nxt] = o
+                    heapq.heappush(heap, (nd, counter, nxt))
+                    counter += 1
+        return _Walk(dist, prev, pos, node_sector, by_sector)
+
+
+@dataclass
+class _Walk:
+    dist: dict[object, float]
+    prev: dict[object, object]
+    pos: dict[object, tuple[float, float]]
+    sector: dict[object, int]
+    by_sector: dict[int, list[object]]
+
+    def to(self, sites: Iterable[int], where: tuple[float, float]) -> tuple[float, object | None, int | None]:
+        """Return (distance, last node, sector) of the nearest way to `where` through one of `sites`."""
+        best: tuple[float, object | None, int | None] = (math.inf, None, None)
+        for sec in sites:
+            for node in self.by_sector.get(sec, ()):
+                d = self.dist[node] + math.dist(self.pos[node], where)
+                if d < best[0]:
+                    best = (d, node, sec)
+        return best
+
+    def leg(self, node: object, where: tuple[float, float], sec: int, length: float) -> Leg:
+        """Return the leg that ends at `where` after `node`."""
+        chain = []
+        while node is not None:
+            chain.append(node)
+            node = self.prev.get(node)
+        chain.reverse()
+        points = [self.pos[n] for n in chain] + [where]
+        lines = [n[1] if n[0] == "T" else n[0] for n in chain if isinstance(n, tuple)]  # type: ignore[index]
+        sectors = [self.sector[n] for n in chain] + [sec]
+        return Leg(tuple(points), tuple(int(x) for x in lines), tuple(_dedupe(sectors)), length)
+
+
+def _segment_distance(p: tuple[float, float], a: np.ndarray, b: np.ndarray) -> float:
+    dx, dy = float(b[0] - a[0]), float(b[1] - a[1])
+    t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / max(dx * dx + dy * dy, 1e-9)
+    t = min(1.0, max(0.0, t))
+    return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
+
+
+def _mid(g: MapGeometry, line: int) -> tuple[float, float]:
+    return g.line_midpoint(line)
+
+
+def _dedupe(items: list[int]) -> list[int]:
+    return [x for i, x in enumerate(items) if i == 0 or items[i - 1] != x]
+
+
+class Planner:
+    """Find the progression plan of one map."""
+
+    def __init__(self, g: MapGeometry, *, strict: bool = True) -> None:
+        self.g = g
+        self.world = _World(g, strict=strict)
+
+    @cached_property
+    def start(self) -> tuple[tuple[float, float], int]:
+        """Return the player start's point and sector."""
+        x, y, _ = self.g.start
+        return (x, y), self.g.sector_at(x, y)
+
+    def plan(self) -> ProgressionPlan:
+        """Return the plan, or raise NoPlanError saying why none exists."""
+        w = self.world
+        if not w.exits and not w.secret_exits:
+            raise NoPlanError(f"map {self.g.name} has no exit: no exit line, and no boss whose death ends it")
+        for exits in (w.exits, w.secret_exits):
+            if not exits or not self._could_finish(exits):
+                continue
+            steps = self._search(exits)
+            if steps is not None:
+                return self._build(self._prune(steps, exits))
+        raise NoPlanError(self._why_not(w.exits or w.secret_exits))
+
+    def _closure(self) -> tuple[frozenset[str], set[int]]:
+        """Return everything obtainable and reachable with every action done wherever it is reached (no
+        ordering, one-way drops ignored)."""
+        w = self.world
+        _point, sec = self.start
+        state: frozenset[str] = frozenset()
+        reach = w.reach([sec], state)
+        while True:
+            gained = set(state)
+            for act in w.actions:
+                if act.needs <= state and reach.intersection(act.sites):
+                    gained |= act.gives
+            grown = w.reach(reach, frozenset(gained))
+            if gained == state and grown == reach:
+                return state, reach
+            state, reach = frozenset(gained), grown
+
+    def _could_finish(self, exits: list[_Action]) -> bool:
+        """Return True if an exit is reachable in the closure: when not even that finishes, no search can."""
+        state, reach = self._closure()
+        return any(ex.needs <= state and reach.intersection(ex.sites) for ex in exits)
+
+    def _why_not(self, exits: list[_Action]) -> str:
+        """Return what stands between the reachable part of the map and its nearest exit, in words."""
+        w, g = self.world, self.g
+        state, reach = self._closure()
+        cost = dict.fromkeys(reach, 0)
+        back: dict[int, tuple[int, int]] = {}
+        heap = [(0, s) for s in reach]
+        while heap:  # fewest blocked crossings from the reachable part to each sector
+            d, s = heapq.heappop(heap)
+            if d > cost.get(s, math.inf):
+                continue
+            for line, other, ok in w.portals.get(s, ()):
+                nd = d + (0 if w.crossable(ok, s, other, state) else 1)
+                if nd < cost.get(other, math.inf):
+                    cost[other], back[other] = nd, (s, line)
+                    heapq.heappush(heap, (nd, other))
+        target = min((s for ex in exits for s in ex.sites), key=lambda s: cost.get(s, math.inf))
+        reasons: list[str] = []
+        while target in back:
+            src, _line = back[target]
+            ok = any(o == target and w.crossable(okay, src, o, state) for _l, o, okay in w.portals[src])
+            if not ok and src not in w.openers:  # leaving a closed door was told when entering it
+                reasons.append(self._blocker(src, target, state))
+            target = src
+        found = f"{len(reach)} of {g.n_sectors} sectors reachable"
+        if not reasons:
+            return f"no walkable way to the exit ({found})"
+        return f"the exit lies past {'; '.join(list(dict.fromkeys(reversed(reasons)))[:3])} ({found})"
+
+    def _blocker(self, src: int, dst: int, state: frozenset[str]) -> str:
+        w, g = self.world, self.g
+        needs = [n - state for n in w.openers.get(dst, ())]
+        keys = sorted({t[4:] for n in needs for t in n if t.startswith("key:")})
+        tags = sorted({int(t[4:]) for n in needs for t in n if t.startswith("tag:")})
+        if keys:
+            return f"a {'/'.join(keys)} door whose key is out of reach"
+        if tags:
+            by = [a for a in w.actions if f"tag:{tags[0]}" in a.gives]
+            locked = sorted({t[4:] for a in by for t in a.needs if t.startswith("key:")})
+            if locked:
+                what = f"{'/'.join(locked)}-key {by[0].kind}"
+                return f"sector {dst}, opened by a {what} (tag {tags[0]}) whose key is out of reach"
+            return f"sector {dst}, opened by a {by[0].kind if by else 'trigger'} (tag {tags[0]}) that is out of reach"
+        rise = int(g.sector_floor[dst] - g.sector_floor[src])
+        if rise > MAX_STEP:
+            return f"a {rise}-unit step up into sector {dst} that no special lowers"
+        gap = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
+        return f"a {int(gap)}-unit opening into sector {dst}"
+
+    def _search(self, exits: list[_Action]) -> list[_Action] | None:
+        w = self.world
+        point, sec = self.start
+        seen: set[tuple[frozenset[str], frozenset[int]]] = set()
+        budget = [SEARCH_BUDGET]
+
+        def dfs(point: tuple[float, float], sec: int, state: frozenset[str], done: list[_Action], known: set[int]):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            reach = w.reach([sec], state)
+            for ex in exits:
+                if ex.needs <= state and reach.intersection(ex.sites):
+                    return [*done, ex]
+            walk = w.walk(point, sec, state)
+            options = []
+            for act in w.actions:
+                if act.gives <= state or not act.needs <= state or not reach.intersection(act.sites):
+                    continue
+                d, _node, site = walk.to(act.sites, act.where)
+                if site is None:
+                    continue
+                after = w.reach([site], state | act.gives)
+                useful = bool(after - known) or bool(act.gives & w.needed)
+                options.append((not useful, d, id(act), act, site, after))
+            options.sort(key=lambda o: (o[0], o[1], o[2]))
+            for _useless, _d, _i, act, site, after in options:
+                key = (state | act.gives, frozenset(after))
+                if key in seen:
+                    continue
+                seen.add(key)
+                found = dfs(act.where, site, state | act.gives, [*done, act], known | after)
+                if found is not None:
+                    return found
+            return None
+
+        return dfs(point, sec, frozenset(), [], w.reach([sec], frozenset()))
+
+    def _feasible(self, steps: list[_Action]) -> bool:
+        w = self.world
+        _point, sec = self.start
+        state: frozenset[str] = frozenset()
+        for act in steps:
+            reach = w.reach([sec], state)
+            sites = [s for s in act.sites if s in reach]
+            if not act.needs <= state or not sites:
+                return False
+            state = state | act.gives
+            sec = sites[0]
+        return True
+
+    def _prune(self, steps: list[_Action], exits: list[_Action]) -> list[_Action]:
+        """Drop every action the finish does not need, earliest first."""
+        i = 0
+        while i < len(steps) - 1:
+            trial = steps[:i] + steps[i + 1 :]
+            if self._feasible(trial):
+                steps = trial
+            else:
+                i += 1
+        return steps
+
+    def _build(self, steps: list[_Action]) -> ProgressionPlan:
+        w = self.world
+        point, sec = self.start
+        state: frozenset[str] = frozenset()
+        objectives: list[Objective] = []
+        legs: list[Leg] = []
+        for act in steps:
+            walk = w.walk(point, sec, state)
+            d, node, site = walk.to(act.sites, act.where)
+            if site is None or node is None:  # _feasible said yes; the walk must agree
+                raise NoPlanError(f"internal: {act.text} not reachable when building the route")
+            leg = walk.leg(node, act.where, site, d)
+            passages = self._passages(leg)
+            objectives.extend(o for _i, o in passages)
+            legs.extend(self._split(leg, [i for i, _o in passages]))
+            objectives.append(Objective(act.kind, act.where, site, act.text, act.key, act.tag, act.line, act.moves))
+            state = state | act.gives
+            point, sec = act.where, site
+        return ProgressionPlan(self.g.name, tuple(objectives), tuple(legs))
+
+    def _passages(self, leg: Leg) -> list[tuple[int, Objective]]:
+        """Return the locked doors crossed and teleporters taken on a leg, with the index of their line."""
+        w, g = self.world, self.g
+        out: list[tuple[int, Objective]] = []
+        doors: set[int] = set()
+        for i, line in enumerate(leg.lines):
+            front = int(g.line_front[line])
+            if any(tl == line for tl, _dest, _pt in w.teleports.get(front, ())):
+                dest = next(d for tl, d, _pt in w.teleports[front] if tl == line)
+                out.append((i, Objective("teleport", g.line_midpoint(line), dest, "a teleporter", line=line)))
+                continue
+            for sec in (front, int(g.line_back[line])):
+                needs = w.openers.get(sec, [])
+                keyed = [n for n in needs if any(t.startswith("key:") for t in n)]
+                if sec in doors or not keyed or any(not any(t.startswith("key:") for t in n) for n in needs):
+                    continue
+                doors.add(sec)
+                colour = next(t for t in keyed[0] if t.startswith("key:"))[4:]
+                door = Objective("door", g.line_midpoint(line), sec, f"the {colour} door", colour, line=line)  # type: ignore[arg-type]
+                out.append((i, door))
+        return out
+
+    @staticmethod
+    def _split(leg: Leg, cuts: list[int]) -> list[Leg]:
+        """Split a leg after each of the lines at `cuts` (indices into leg.lines); points[i + 1] follows line i."""
+        out: list[Leg] = []
+        last = 0
+        for c in cuts:
+            pts = leg.points[last : c + 2]
+            out.append(Leg(pts, leg.lines[last : c + 1], leg.sectors, _polyline(list(pts))))
+            last = c + 1
+        pts = leg.points[last:]
+        rest = leg.length - sum(p.length for p in out)
+        out.append(Leg(pts, leg.lines[last:], leg.sectors, max(rest, _polyline(list(pts))) if out else leg.length))
+        return out
+
+
+def _polyline(points: list[tuple[float, float]]) -> float:
+    return float(sum(math.dist(a, b) for a, b in itertools.pairwise(points)))
+
+
+def plan_for(g: MapGeometry) -> ProgressionPlan:
+    """Return the plan of a map, computed once per process for each WAD file and map (plans take seconds)."""
+    try:
+        stamp = g.wad_path.stat().st_mtime_ns
+    except OSError:
+        stamp = 0
+    key = (str(g.wad_path.resolve()), stamp, g.name)
+    if key not in _PLANS:
+        try:
+            _PLANS[key] = plan_map(g)
+        except NoPlanError as exc:
+            _PLANS[key] = exc
+    found = _PLANS[key]
+    if isinstance(found, NoPlanError):
+        raise found
+    return found
+
+
+_PLANS: dict[tuple[str, int, str], ProgressionPlan | NoPlanError] = {}
+
+
+def plan_map(g: MapGeometry) -> ProgressionPlan:
+    """Return the progression plan of a map, or raise NoPlanError (with why) when none is found.
+
+    When no plan keeps to the step heights the WAD shows, plan again letting the player climb any step
+    (a lift or a rising floor the specials do not reveal): such a plan says `strict=False` and lists the
+    climbs it assumed.
+    """
+    try:
+        return Planner(g).plan()
+    except NoPlanError as strict_failure:
+        try:
+            loose = Planner(g, strict=False).plan()
+        except NoPlanError:
+            raise strict_failure from None
+    climbs = tuple(line for leg in loose.legs for line in _climbs(g, leg))
+    return dataclasses.replace(loose, strict=False, climbs=climbs)
+
+
+def _climbs(g: MapGeometry, leg: Leg) -> list[int]:
+    """Return the lines of a leg crossed upward by more than a player can step."""
+    out = []
+    for line in leg.lines:
+        f, b = int(g.line_front[line]), int(g.line_back[line])
+        if f >= 0 and b >= 0 and abs(int(g.sector_floor[f]) - int(g.sector_floor[b])) > MAX_STEP:
+            out.append(line)
+    return out

@@ -1,0 +1,126 @@
+"""Progression plans pinned against facts read by hand from the shipped WADs, and the walkthroughs written
+from them. (WAD reading only: the fast tier.)
+
+The facts, checked in the WADs' own records: freedoom1 E1M4 places a yellow keycard (type 6) at (-960, 640)
+and a blue keycard (type 5) at (3456, 1472); its yellow doors are lines 1208 and 547 (special 27, DR yellow),
+its blue door line 1295 (special 26); the exit switch is line 1996 (special 11). E1M3's exit is behind
+switches: two SR lift switches (special 62, tags 12 and 13), an S1 stair switch (special 7, tag 18, five
+steps) and another lift switch (tag 15), then the exit switch (line 1367). E2M2: a switch (special 18, tag 2)
+raises a floor, a WR teleporter line 82 (special 97, tag 5) carries the player on, the exit is a walk-over
+line 311 (special 52). E1M8 has no exit until its four Barons of Hell (type 3003) die: sector 3 carries tag
+666 (Doom's boss-death tag), and the exit line 164 (special 52) lies past it. E2M8 ends when its Cyberdemon
+dies (no exit line). E1M1 needs no key: the exit switch only.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from doomagent.env.geometry import MapGeometry
+from doomagent.env.progression import Objective, plan_for
+from doomagent.env.rooms import build_rooms
+from doomagent.env.walkthrough import write_walkthrough
+from doomagent.errors import NoPlanError
+
+
+def _plan(map_name: str, wad: str = "freedoom1.wad"):
+    return plan_for(MapGeometry.load(map_name, wad))
+
+
+def _kinds(objectives: tuple[Objective, ...]) -> list[str]:
+    return [f"{o.kind}:{o.key}" if o.key else o.kind for o in objectives]
+
+
+def test_e1m1_needs_only_its_exit_switch():
+    plan = _plan("E1M1")
+    assert _kinds(plan.objectives) == ["exit"]
+    assert plan.strict and plan.keys == ()
+    # The same route as the one the rooms A-D were lettered along.
+    assert plan.length == pytest.approx(build_rooms(MapGeometry.load("E1M1")).route.length, rel=0.02)
+
+
+def test_e1m4_fetches_the_yellow_key_then_the_blue_one():
+    plan = _plan("E1M4")
+    assert _kinds(plan.objectives) == ["key:yellow", "door:yellow", "door:yellow", "key:blue", "door:blue", "exit"]
+    yellow, blue = plan.objectives[0], plan.objectives[3]
+    assert yellow.where == (-960.0, 640.0) and blue.where == (3456.0, 1472.0)
+    assert [o.line for o in plan.objectives if o.kind == "door"] == [1208, 547, 1295]
+    assert plan.objectives[-1].line == 1996
+    assert plan.keys == ("yellow", "blue")
+
+
+def test_e1m3_is_gated_by_switches_that_lower_lifts_and_raise_stairs():
+    plan = _plan("E1M3")
+    assert [(o.kind, o.tag) for o in plan.objectives] == [
+        ("switch", 12),
+        ("switch", 13),
+        ("switch", 18),
+        ("switch", 15),
+        ("exit", None),
+    ]
+    stairs = plan.objectives[2]
+    assert "raises stairs" in stairs.text and len(stairs.moves) == 5
+    assert plan.objectives[-1].line == 1367
+
+
+def test_e2m2_takes_a_teleporter():
+    plan = _plan("E2M2")
+    kinds = _kinds(plan.objectives)
+    assert kinds[-2:] == ["teleport", "exit"] and "switch" in kinds
+    teleport = plan.objectives[-2]
+    assert teleport.line == 82 and plan.objectives[-1].line == 311
+    assert 82 in plan.lines  # the walk goes through the teleporter line
+
+
+def test_e1m8_opens_when_its_barons_die():
+    plan = _plan("E1M8")
+    boss = next(o for o in plan.objectives if o.kind == "boss")
+    assert "Baron of Hell" in boss.text and boss.tag == 666 and boss.moves == (3,)
+    assert plan.objectives[-1].kind == "exit" and plan.objectives[-1].line == 164
+    assert _kinds(plan.objectives).index("boss") < len(plan.objectives) - 1
+
+
+def test_e2m8_ends_with_its_cyberdemon():
+    plan = _plan("E2M8")
+    last = plan.objectives[-1]
+    assert last.kind == "boss" and "Cyberdemon" in last.text and last.tag is None
+
+
+def test_legs_join_up_and_sum_to_the_length():
+    plan = _plan("E1M4")
+    assert len(plan.legs) == len(plan.objectives)
+    assert plan.length == pytest.approx(sum(leg.length for leg in plan.legs))
+    for leg, objective in zip(plan.legs, plan.objectives, strict=True):
+        assert leg.points[-1] == objective.where or objective.kind in ("door", "teleport")
+    assert plan.points[0] == MapGeometry.load("E1M4").start[:2]
+
+
+def test_a_map_without_a_plan_says_why():
+    with pytest.raises(NoPlanError) as info:
+        _plan("MAP04", "freedoom2.wad")
+    assert "blue-key switch" in info.value.message and "out of reach" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("map_name", "wad"),
+    [
+        ("E1M2", "freedoom1.wad"),
+        ("E1M4", "freedoom1.wad"),
+        ("E2M2", "freedoom1.wad"),
+        ("E1M8", "freedoom1.wad"),
+        ("MAP01", "freedoom2.wad"),
+        ("MAP02", "freedoom2.wad"),
+    ],
+)
+def test_a_written_walkthrough_names_each_objective_in_order(map_name, wad):
+    geometry = MapGeometry.load(map_name, wad)
+    plan = plan_for(geometry)
+    text = write_walkthrough(plan, build_rooms(geometry))
+    steps = text.strip().splitlines()
+    assert len(steps) >= len(plan.objectives) + 1 and steps[0].startswith("1. You start")
+    at = 0
+    for objective in plan.objectives:
+        found = text.lower().find(objective.text.lower(), at)
+        assert found >= 0, (objective, text)
+        at = found + len(objective.text)
+    assert "finish the level" in steps[-1] or "level ends" in text or not plan.strict
