@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from doomagent.recipes import Recipe, load_recipe
     from doomagent.summary import TrialResult
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 _WHERE = {
     "Answer": "doomagent.core.context",

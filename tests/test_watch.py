@@ -68,6 +68,41 @@ def test_folders_of_earlier_versions_show_from_their_logs(tmp_path):
         assert client.get("/api/frame/trial-000?decision=999").status_code == 400
 
 
+def test_an_eval_over_several_maps_shows_each_trial_on_its_own_map(tmp_path):
+    from starlette.testclient import TestClient
+
+    from doomagent.watch import make_app
+
+    out = tmp_path / "suite"
+    cmd = [
+        sys.executable,
+        "-m",
+        "doomagent",
+        "eval",
+        "naive",
+        "--model",
+        "test",
+        "--vision-model",
+        "test",
+        "--maps",
+        "E1M1,E1M4",
+        "--trials",
+        "1",
+        "--max-frames",
+        "20",
+        "--out",
+        str(out),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=280)
+    with TestClient(make_app(out)) as client:
+        cards = client.get("/api/overview").json()["cards"]
+        ids = sorted(c["id"] for c in cards)
+        assert ids == ["freedoom1_E1M1/naive__test/trial-000", "freedoom1_E1M4/naive__test/trial-000"]
+        names = {i: client.get("/api/map", params={"trial": i}).json()["name"] for i in ids}
+        assert names == {ids[0]: "freedoom1.wad E1M1", ids[1]: "freedoom1.wad E1M4"}
+        assert client.get("/api/map", params={"trial": "nope"}).status_code == 404
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_the_browser_shows_a_trial_live_then_scrubs_its_replay(tmp_path):
     from playwright.sync_api import sync_playwright

@@ -28,10 +28,13 @@ def map_cmd(
     out_path: Annotated[Path, typer.Option("--out", help="picture to write (.png, .svg, .pdf)")] = Path("map.png"),
     profile: ProfileOption = None,
 ) -> None:
-    """Draw a map from above with walls, doors, rooms, the route, start and exit."""
+    """Draw a map from above: walls, doors, rooms, the route, start, exit and the progression plan's
+    objectives numbered in order (keys, locked doors, switches, trigger lines, teleporters, bosses)."""
     from doomagent.env.geometry import MapGeometry
     from doomagent.env.mapplot import save_map
+    from doomagent.env.progression import ProgressionPlan, plan_for
     from doomagent.env.rooms import build_rooms
+    from doomagent.errors import NoPlanError
 
     if out_path.suffix.lower() not in (".png", ".svg", ".pdf"):
         _fail(ConfigError(f"cannot write a picture to {out_path}", hint="end --out with .png, .svg or .pdf"))
@@ -40,7 +43,12 @@ def map_cmd(
         rooms = build_rooms(geometry, profile)
     except DoomAgentError as exc:
         _fail(exc)
-    save_map(rooms, out_path)
+    plan: ProgressionPlan | None
+    try:
+        plan, why = plan_for(geometry), None
+    except NoPlanError as exc:
+        plan, why = None, exc.message
+    save_map(rooms, out_path, plan=plan)
     table = Table(title=f"{geometry.wad_path.name} {geometry.name}: rooms ({rooms.source})")
     for col in ("room", "on route", "sectors", "name"):
         table.add_column(col)
@@ -54,6 +62,12 @@ def map_cmd(
             f"route: {rooms.route.length:.0f} map units through {len(rooms.route.sectors)} sectors"
             + (f", keys needed: {', '.join(rooms.route.keys)}" if rooms.route.keys else "")
         )
+    if plan is not None:
+        for i, objective in enumerate(plan.objectives, 1):
+            where = rooms.room_of_sector(objective.sector)
+            out.print(f"{i:>3}. {objective.text}" + (f" (room {where})" if where else ""))
+    else:
+        out.print(f"no progression plan: {why}")
     out.print(f"wrote {out_path}")
 
 

@@ -46,6 +46,12 @@ def eval_cmd(
         str | None,
         typer.Option("--maps", help="play every recipe on each of these maps: E1M1-E1M9, MAP01,MAP03 (a suite)"),
     ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite", help="play every recipe on a suite's maps: freedoom1-e1, freedoom1, freedoom2 or a YAML file"
+        ),
+    ] = None,
     allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Play trials of recipes in parallel (local workers or Ray); rerun the same command to resume."""
@@ -60,6 +66,14 @@ def eval_cmd(
             raise ConfigError(f"--backend {backend!r} is not local or ray")
         if address is not None and backend != "ray":
             raise ConfigError("--address is for the ray backend", hint="add --backend ray")
+        if suite is not None:
+            if maps is not None:
+                raise ConfigError("give --suite or --maps, not both", hint="a suite names its maps itself")
+            from doomagent.eval.suites import load_suite
+
+            chosen, suite_dir = load_suite(suite)
+            maps = chosen.maps
+            sets = [*(sets or []), f"env.wad={chosen.wad_path(suite_dir)}"]
         loaded: list[tuple[Recipe, Path | None]] = []
         batches: dict[Path, list[tuple[Recipe, Path | None]]] = {}
         for name in recipes:

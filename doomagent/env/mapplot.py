@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from doomagent.env.progression import ProgressionPlan
+
 _DOOR_RGB = (1.0, 0.55, 0.0)
 _RASTER = 900  # cells along the longer side of the room fill
 
@@ -119,6 +121,43 @@ def draw_map(
     ax.set_yticks([])
 
 
+_KEY_RGB = {"blue": "#1f5fd6", "yellow": "#f2c200", "red": "#d62728"}
+_OBJECTIVE_MARKERS = {"key": "D", "door": "s", "switch": "p", "walk": "v", "shoot": "h", "teleport": "^", "boss": "X"}
+
+
+def draw_progression(ax: Axes, plan: ProgressionPlan) -> None:
+    """Mark a progression plan's objectives, numbered in order: keys and locked doors in their key's colour,
+    switches, trigger lines, teleporters, bosses; the exit keeps its star."""
+    seen: set[str] = set()
+    for i, o in enumerate(plan.objectives, 1):
+        x, y = o.where
+        if o.kind != "exit":
+            colour = _KEY_RGB.get(o.key or "", "#8c2bd6" if o.kind in ("switch", "shoot") else "#333333")
+            label = {"key": "key", "door": "locked door", "walk": "trigger line"}.get(o.kind, o.kind)
+            ax.plot(
+                x,
+                y,
+                marker=_OBJECTIVE_MARKERS.get(o.kind, "o"),
+                ms=10,
+                color=colour,
+                mec="black",
+                zorder=7,
+                ls="none",
+                label=None if label in seen else label,
+            )
+            seen.add(label)
+        ax.annotate(
+            str(i),
+            (x, y),
+            xytext=(7, 7),
+            textcoords="offset points",
+            fontsize=9,
+            weight="bold",
+            zorder=9,
+            bbox={"boxstyle": "circle,pad=0.2", "fc": "white", "ec": "black", "lw": 0.6},
+        )
+
+
 def draw_path(ax: Axes, path: np.ndarray, *, outcome: str | None = None, color: str = "tab:blue") -> None:
     """Draw a player's path (N x 2 map points) and mark how it ended: ✖ death, ✚ stuck."""
     if len(path) == 0:
@@ -130,9 +169,15 @@ def draw_path(ax: Axes, path: np.ndarray, *, outcome: str | None = None, color: 
 
 
 def map_figure(
-    room_map: RoomMap, *, width_in: float = 11.0, path: np.ndarray | None = None, outcome: str | None = None
+    room_map: RoomMap,
+    *,
+    width_in: float = 11.0,
+    path: np.ndarray | None = None,
+    outcome: str | None = None,
+    plan: ProgressionPlan | None = None,
 ) -> Figure:
-    """Return a figure with the map, a title and a legend, and a player's path if given."""
+    """Return a figure with the map, a title and a legend, a progression plan's objectives and a player's
+    path if given."""
     from matplotlib.figure import Figure
 
     g = room_map.geometry
@@ -140,6 +185,8 @@ def map_figure(
     fig = Figure(figsize=(width_in, width_in * max(0.4, (y1 - y0) / max(x1 - x0, 1)) + 0.6))
     ax = fig.add_subplot()
     draw_map(room_map, ax)
+    if plan is not None:
+        draw_progression(ax, plan)
     if path is not None:
         draw_path(ax, path, outcome=outcome)
     route = room_map.route
@@ -157,12 +204,18 @@ def map_figure(
 
 
 def save_map(
-    room_map: RoomMap, out: Path, *, dpi: int = 110, path: np.ndarray | None = None, outcome: str | None = None
+    room_map: RoomMap,
+    out: Path,
+    *,
+    dpi: int = 110,
+    path: np.ndarray | None = None,
+    outcome: str | None = None,
+    plan: ProgressionPlan | None = None,
 ) -> Path:
     """Write the map picture to `out` (PNG, SVG or PDF by suffix), atomically."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp{out.suffix}")
-    map_figure(room_map, path=path, outcome=outcome).savefig(tmp, dpi=dpi)
+    map_figure(room_map, path=path, outcome=outcome, plan=plan).savefig(tmp, dpi=dpi)
     tmp.replace(out)
     return out

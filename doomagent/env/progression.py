@@ -18,29 +18,15 @@ import dataclasses
 import heapq
 import itertools
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
-import numpy as np
-
-from doomagent.env import _triggers, specials
-from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+from doomagent.env._plan_world import MAX_STEP, ObjectiveKind, _Action, _dedupe, _Walk, _World
+from doomagent.env.geometry import MapGeometry
 from doomagent.env.specials import Key
 from doomagent.errors import NoPlanError
 
-MAX_STEP = 24
-MIN_HEADROOM = 56
-MULTIPLAYER_ONLY = 0x10
-PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
-PICKUP_REACH = 36  # player radius 16 + a key's radius 20
-USE_RANGE = 64  # how far a player reaches to use a line
 SEARCH_BUDGET = 400  # states the search may expand before it gives up
-
-ObjectiveKind = Literal["key", "switch", "walk", "shoot", "boss", "door", "teleport", "exit"]
-KEY_NAMES = {5: "blue keycard", 6: "yellow keycard", 13: "red keycard", 40: "blue skull key", 39: "yellow skull key"}
-KEY_NAMES[38] = "red skull key"
 
 
 @dataclass(frozen=True)
@@ -123,357 +109,17 @@ def _short(o: Objective) -> str:
     return o.kind
 
 
-@dataclass(frozen=True)
-class _Action:
-    kind: ObjectiveKind
-    sites: tuple[int, ...]  # sectors it can be done from
-    where: tuple[float, float]
-    gives: frozenset[str]
-    needs: frozenset[str] = frozenset()
-    text: str = ""
-    key: Key | None = None
-    tag: int | None = None
-    line: int | None = None
-    moves: tuple[int, ...] = ()
-
-
-@dataclass
-class _World:
-    """The map as the planner sees it: portals, what opens each moving sector, the actions and exits."""
-
-    g: MapGeometry
-    strict: bool = True  # False: any step can be climbed (for lifts and raised floors no special shows)
-    portals: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)  # sector -> (line, other, ok)
-    adjacent: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # sector -> (line, other), all
-    openers: dict[int, list[frozenset[str]]] = field(default_factory=dict)  # sector -> alternative needs
-    teleports: dict[int, list[tuple[int, int, tuple[float, float]]]] = field(default_factory=dict)
-    actions: list[_Action] = field(default_factory=list)
-    exits: list[_Action] = field(default_factory=list)
-    secret_exits: list[_Action] = field(default_factory=list)
-    needed: set[str] = field(default_factory=set)  # tokens something needs (keys worth fetching)
-
-    def __post_init__(self) -> None:
-        g = self.g
-        tagged: dict[int, list[int]] = {}
-        for sec, tag in enumerate(g.sector_tag.tolist()):
-            if tag:
-                tagged.setdefault(tag, []).append(sec)
-        mids = {}
-        for line in range(len(g.line_v)):
-            f, b = int(g.line_front[line]), int(g.line_back[line])
-            if f >= 0 and b >= 0 and f != b:  # a use reaches across lines that block walking
-                self.adjacent.setdefault(f, []).append((line, b))
-                self.adjacent.setdefault(b, []).append((line, f))
-            if f >= 0 and b >= 0 and f != b and not g.line_flags[line] & ML_BLOCKING:
-                self.portals.setdefault(f, []).append((line, b, self._static_ok(f, b)))
-                self.portals.setdefault(b, []).append((line, f, self._static_ok(b, f)))
-            mids[line] = g.line_midpoint(line)
-        dests = self._destinations(tagged)
-        for line, special in enumerate(g.line_special.tolist()):
-            kind = _triggers.classify(special)
-            if kind is None:
-                continue
-            self._add_line(line, kind, tagged, dests, mids[line])
-        self._add_things()
-        self._add_bosses(tagged)
-
-    def _static_ok(self, src: int, dst: int) -> bool:
-        g = self.g
-        up = g.sector_floor[dst] - g.sector_floor[src] if self.strict else 0
-        headroom = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
-        return bool(up <= MAX_STEP and headroom >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56)
-
-    def _destinations(self, tagged: dict[int, list[int]]) -> dict[int, tuple[int, tuple[float, float]]]:
-        """Return, per tag, the sector and point of the teleport destination in a sector with that tag."""
-        g = self.g
-        out: dict[int, tuple[int, tuple[float, float]]] = {}
-        secs_tag = {s: t for t, ss in tagged.items() for s in ss}
-        for t in g.things[g.things["type"] == _triggers.TELEPORT_DESTINATION]:
-            x, y = float(t["x"]), float(t["y"])
-            sec = g.sector_at(x, y)
-            tag = secs_tag.get(sec)
-            if tag is not None and tag not in out:
-                out[tag] = (sec, (x, y))
-        return out
-
-    def _add_line(
-        self,
-        line: int,
-        kind: _triggers.Special,
-        tagged: dict[int, list[int]],
-        dests: dict[int, tuple[int, tuple[float, float]]],
-        mid: tuple[float, float],
-    ) -> None:
-        g = self.g
-        front, back = int(g.line_front[line]), int(g.line_back[line])
-        tag = int(g.line_tag[line])
-        needs = frozenset({f"key:{kind.key}"}) if kind.key else frozenset()
-        if kind.key:
-            self.needed.add(f"key:{kind.key}")
-        if kind.effect == "teleport":
-            if kind.trigger == "walk" and front >= 0 and tag in dests:
-                self.teleports.setdefault(front, []).append((line, *dests[tag]))
-            return
-        if kind.effect == "line_teleport":
-            others = [o for o in np.flatnonzero(g.line_tag == tag).tolist() if o != line]
-            if front >= 0 and others and g.line_front[others[0]] >= 0:
-                o = others[0]
-                self.teleports.setdefault(front, []).append((line, int(g.line_front[o]), g.line_midpoint(o)))
-            return
-        sites = self._sites(line, kind.trigger, front, back)
-        if kind.effect in ("exit", "secret_exit"):
-            if sites:
-                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit switch", line=line)
-                if kind.trigger == "walk":
-                    act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit line", line=line)
-                (self.exits if kind.effect == "exit" else self.secret_exits).append(act)
-            return
-        if kind.effect == "none":
-            return
-        if kind.manual or (tag == 0 and back >= 0):
-            if back >= 0:
-                self.openers.setdefault(back, []).append(needs)
-            return
-        moves = self._moved(kind.effect, tagged.get(tag, []))
-        if not moves or not sites:
-            return
-        token = frozenset({f"tag:{tag}"})
-        for sec in moves:
-            self.openers.setdefault(sec, []).append(token)
-        what = {"open": "opens a door" if kind.door else "moves a floor", "stairs": "raises stairs"}
-        noun = {"switch": "switch", "walk": "trigger line", "shoot": "target", "push": "switch"}[kind.trigger]
-        text = f"{kind.key + '-key ' if kind.key else ''}{noun}"
-        self.actions.append(
-            _Action(
-                kind.trigger if kind.trigger != "push" else "switch",  # type: ignore[arg-type]
-                sites,
-                mid,
-                token,
-                needs,
-                f"{text} that {what.get(kind.effect, 'lowers a lift')}",
-                kind.key,
-                tag,
-                line,
-                tuple(moves),
-            )
-        )
-
-    def _sites(self, line: int, trigger: _triggers.Trigger, front: int, back: int) -> tuple[int, ...]:
-        """Return the sectors a line can be set off from: either side for a walk-over, else its front sector
-        and the sectors next to it within USE range of the line (switches sit in shallow, low alcoves)."""
-        if trigger == "walk":
-            return tuple(s for s in (front, back) if s >= 0)
-        if front < 0:
-            return ()
-        g = self.g
-        mid = g.line_midpoint(line)
-        out, todo = [front], [front]
-        while todo:  # a use reaches through openings: every sector within range of the line counts
-            for portal, other in self.adjacent.get(todo.pop(), ()):
-                a, b = g.vertices[g.line_v[portal]]
-                if other not in out and _segment_distance(mid, a, b) <= USE_RANGE:
-                    out.append(other)
-                    todo.append(other)
-        return tuple(out)
-
-    def _moved(self, effect: str, sectors: list[int]) -> list[int]:
-        """Return the sectors an effect moves: the tagged ones, and for stairs each step built from them."""
-        if effect != "stairs":
-            return sectors
-        g = self.g
-        out = list(sectors)
-        for first in sectors:
-            sec, seen = first, {first}
-            while True:
-                nxt = None
-                for line in np.flatnonzero(g.line_front == sec).tolist():
-                    b = int(g.line_back[line])
-                    if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
-                        nxt = b
-                        break
-                if nxt is None:
-                    break
-                seen.add(nxt)
-                out.append(nxt)
-                sec = nxt
-        return out
-
-    def _add_things(self) -> None:
-        g = self.g
-        for t in g.things:
-            ttype, flags = int(t["type"]), int(t["flags"])
-            if ttype in specials.KEY_THINGS and not flags & MULTIPLAYER_ONLY:
-                x, y = float(t["x"]), float(t["y"])
-                colour = specials.KEY_THINGS[ttype]
-                self.actions.append(
-                    _Action(
-                        "key",
-                        self._pickup_sites(x, y),
-                        (x, y),
-                        frozenset({f"key:{colour}"}),
-                        text=f"the {KEY_NAMES[ttype]}",
-                        key=colour,
-                    )
-                )
-
-    def _pickup_sites(self, x: float, y: float) -> tuple[int, ...]:
-        """Return the sectors a thing at (x, y) can be picked up from: its own, and a neighbour it stands
-        next to when its floor is at most 56 units above the neighbour's (Doom touches things that high)."""
-        g = self.g
-        sec = g.sector_at(x, y)
-        out = [sec]
-        for line, other, _ok in self.portals.get(sec, ()):
-            a, b = g.vertices[g.line_v[line]]
-            rise = g.sector_floor[sec] - g.sector_floor[other]
-            if other not in out and -8 <= rise <= PICKUP_HEIGHT and _segment_distance((x, y), a, b) <= PICKUP_REACH:
-                out.append(other)
-        return tuple(out)
-
-    def _add_bosses(self, tagged: dict[int, list[int]]) -> None:
-        g = self.g
-        types = g.things["type"].tolist()
-        for pattern, ttype, name, tag in _triggers.BOSS_DEATHS:
-            if g.name.upper() != pattern or ttype not in types:
-                continue
-            rows = g.things[g.things["type"] == ttype]
-            where = (float(rows[0]["x"]), float(rows[0]["y"]))
-            sites = tuple(dict.fromkeys(g.sector_at(float(r["x"]), float(r["y"])) for r in rows))
-            plural = f"every {name}" if len(rows) > 1 else f"the {name}"
-            if tag is None:
-                self.exits.append(_Action("boss", sites, where, frozenset({"exit"}), text=f"kill {plural}"))
-                continue
-            moves = tuple(tagged.get(tag, []))
-            for sec in moves:
-                self.openers.setdefault(sec, []).append(frozenset({f"tag:{tag}"}))
-            self.actions.append(
-                _Action("boss", sites, where, frozenset({f"tag:{tag}"}), text=f"kill {plural}", tag=tag, moves=moves)
-            )
-        if _triggers.BOSS_BRAIN in types:
-            row = g.things[g.things["type"] == _triggers.BOSS_BRAIN][0]
-            where = (float(row["x"]), float(row["y"]))
-            sec = g.sector_at(*where)
-            near = {sec} | {o for _line, o, _ok in self.portals.get(sec, [])}
-            self.exits.append(
-                _Action("boss", tuple(sorted(near)), where, frozenset({"exit"}), text="kill the Icon of Sin")
-            )
-
-    # --- search -------------------------------------------------------------------------------------------
-
-    def active(self, sec: int, state: frozenset[str]) -> bool:
-        """Return True when something has set this sector moving (or it needs nothing: a plain door)."""
-        return any(need <= state for need in self.openers.get(sec, ()))
-
-    def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str]) -> bool:
-        """Return True when a player can cross from src to dst in this state."""
-        if dst in self.openers:
-            if self.active(dst, state):
-                return True
-            # A mover not yet set off keeps its start heights (a closed door stays closed).
-            return line_ok
-        return line_ok or self.active(src, state)
-
-    def reach(self, start: Iterable[int], state: frozenset[str]) -> set[int]:
-        """Return the sectors reachable from `start` in this state (teleporters included)."""
-        seen = set(start)
-        todo = list(seen)
-        while todo:
-            sec = todo.pop()
-            for _line, other, ok in self.portals.get(sec, ()):
-                if other not in seen and self.crossable(ok, sec, other, state):
-                    seen.add(other)
-                    todo.append(other)
-            for _line, dest, _pt in self.teleports.get(sec, ()):
-                if dest not in seen:
-                    seen.add(dest)
-                    todo.append(dest)
-        return seen
-
-    def walk(self, point: tuple[float, float], sec: int, state: frozenset[str]) -> _Walk:
-        """Return walking distances from `point` (in sector `sec`) to everywhere reachable in this state."""
-        g = self.g
-        dist: dict[object, float] = {}
-        prev: dict[object, object] = {}
-        pos: dict[object, tuple[float, float]] = {"src": point}
-        node_sector: dict[object, int] = {"src": sec}
-        heap: list[tuple[float, int, object]] = [(0.0, 0, "src")]
-        best: dict[object, float] = {"src": 0.0}
-        counter = 1
-        by_sector: dict[int, list[object]] = {}
-        while heap:
-            d, _, node = heapq.heappop(heap)
-            if node in dist:
-                continue
-            dist[node] = d
-            here, s = pos[node], node_sector[node]
-            by_sector.setdefault(s, []).append(node)
-            steps: list[tuple[object, tuple[float, float], int]] = []
-            for line, other, ok in self.portals.get(s, ()):
-                if self.crossable(ok, s, other, state):
-                    steps.append(((line, other), _mid(g, line), other))
-            for line, dest, pt in self.teleports.get(s, ()):
-                steps.append((("T", line), pt, dest))
-            for nxt, p, o in steps:
-                if nxt in dist:
-                    continue
-                if isinstance(nxt, tuple) and nxt[0] == "T":
-                    cost = math.dist(here, _mid(g, nxt[1]))  # walk to the teleporter; arriving is free
-                else:
-                    cost = math.dist(here, p)
-                nd = d + cost
-                if nd < best.get(nxt, math.inf):
-                    best[nxt] = nd
-                    prev[nxt] = node
-                    pos[nxt] = p
-                    node_sector[nxt] = o
-                    heapq.heappush(heap, (nd, counter, nxt))
-                    counter += 1
-        return _Walk(dist, prev, pos, node_sector, by_sector)
-
-
-@dataclass
-class _Walk:
-    dist: dict[object, float]
-    prev: dict[object, object]
-    pos: dict[object, tuple[float, float]]
-    sector: dict[object, int]
-    by_sector: dict[int, list[object]]
-
-    def to(self, sites: Iterable[int], where: tuple[float, float]) -> tuple[float, object | None, int | None]:
-        """Return (distance, last node, sector) of the nearest way to `where` through one of `sites`."""
-        best: tuple[float, object | None, int | None] = (math.inf, None, None)
-        for sec in sites:
-            for node in self.by_sector.get(sec, ()):
-                d = self.dist[node] + math.dist(self.pos[node], where)
-                if d < best[0]:
-                    best = (d, node, sec)
-        return best
-
-    def leg(self, node: object, where: tuple[float, float], sec: int, length: float) -> Leg:
-        """Return the leg that ends at `where` after `node`."""
-        chain = []
-        while node is not None:
-            chain.append(node)
-            node = self.prev.get(node)
-        chain.reverse()
-        points = [self.pos[n] for n in chain] + [where]
-        lines = [n[1] if n[0] == "T" else n[0] for n in chain if isinstance(n, tuple)]  # type: ignore[index]
-        sectors = [self.sector[n] for n in chain] + [sec]
-        return Leg(tuple(points), tuple(int(x) for x in lines), tuple(_dedupe(sectors)), length)
-
-
-def _segment_distance(p: tuple[float, float], a: np.ndarray, b: np.ndarray) -> float:
-    dx, dy = float(b[0] - a[0]), float(b[1] - a[1])
-    t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / max(dx * dx + dy * dy, 1e-9)
-    t = min(1.0, max(0.0, t))
-    return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
-
-
-def _mid(g: MapGeometry, line: int) -> tuple[float, float]:
-    return g.line_midpoint(line)
-
-
-def _dedupe(items: list[int]) -> list[int]:
-    return [x for i, x in enumerate(items) if i == 0 or items[i - 1] != x]
+def _leg(walk: _Walk, node: object, where: tuple[float, float], sec: int, length: float) -> Leg:
+    """Return the leg of a walk that ends at `where` after `node`."""
+    chain = []
+    while node is not None:
+        chain.append(node)
+        node = walk.prev.get(node)
+    chain.reverse()
+    points = [walk.pos[n] for n in chain] + [where]
+    lines = [n[1] if n[0] == "T" else n[0] for n in chain if isinstance(n, tuple)]
+    sectors = [walk.sector[n] for n in chain] + [sec]
+    return Leg(tuple(points), tuple(int(x) for x in lines), tuple(_dedupe(sectors)), length)
 
 
 class Planner:
@@ -646,7 +292,7 @@ class Planner:
             d, node, site = walk.to(act.sites, act.where)
             if site is None or node is None:  # _feasible said yes; the walk must agree
                 raise NoPlanError(f"internal: {act.text} not reachable when building the route")
-            leg = walk.leg(node, act.where, site, d)
+            leg = _leg(walk, node, act.where, site, d)
             passages = self._passages(leg)
             objectives.extend(o for _i, o in passages)
             legs.extend(self._split(leg, [i for i, _o in passages]))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import numpy as np
 
+from doomagent.env._chokepoints import split_large
 from doomagent.env.geometry import ML_BLOCKING, MapGeometry
 
 if TYPE_CHECKING:
@@ -282,7 +283,8 @@ def _dedupe(items: list[int]) -> list[int]:
 
 
 def auto_rooms(g: MapGeometry) -> RoomMap:
-    """Split the map at door sectors and label rooms A, B, C... along the route to the exit."""
+    """Split the map at door sectors, cut rooms over 30% of the floor at their chokepoints, and label rooms
+    A, B, C... along the route to the exit."""
     doors = set(g.doors)
     adjacency = nx.Graph()
     adjacency.add_nodes_from(s for s in range(g.n_sectors) if s not in doors)
@@ -295,7 +297,7 @@ def auto_rooms(g: MapGeometry) -> RoomMap:
     reachable = {graph.nodes["start"]["sector"]} | {
         n[1] for n in nx.descendants(graph, "start") if isinstance(n, tuple)
     }
-    components = _merge_unreachable(g, list(nx.connected_components(adjacency)), reachable)
+    components = split_large(g, _merge_unreachable(g, list(nx.connected_components(adjacency)), reachable))
     route = find_route(g, graph)
     return _order_rooms(g, components, route, graph, source="auto")
 

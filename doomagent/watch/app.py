@@ -59,7 +59,17 @@ def make_app(folder: Path) -> Any:
         return JSONResponse(watched.overview(), headers=no_store)
 
     def world(request: Request) -> Response:
-        return JSONResponse(map_data(env_key()))
+        # ?trial=ID: that trial's map (an eval over several maps holds trials of each).
+        wanted = request.query_params.get("trial")
+        return JSONResponse(map_data(trial_of_id(wanted).map_key() if wanted else env_key()))
+
+    def trial_of_id(trial_id: str) -> TrialView:
+        try:
+            return watched.get(trial_id)
+        except KeyError:
+            from starlette.exceptions import HTTPException
+
+            raise HTTPException(404, "no such trial in this folder") from None
 
     def trial(request: Request) -> Response:
         return JSONResponse(trial_of(request).detail(), headers=no_store)

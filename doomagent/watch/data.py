@@ -127,7 +127,15 @@ class TrialView:
             "calls": sum(u["calls"] for u in usage.values()),
             "path": _path(steps, 200),
             "entries": _entries(steps, summary),
+            "map": self.map_key(),
         }
+
+    def map_key(self) -> str:
+        """Return which map the trial plays (its recipe's env as JSON: what `map_data` takes)."""
+        env = dict(self.recipe.get("env") or {})
+        return json.dumps(
+            {k: env.get(k) for k in ("wad", "map", "room_profile") if env.get(k) is not None}, sort_keys=True
+        )
 
     def detail(self, tail: int = 40) -> dict[str, Any]:
         """Return what the trial view shows: the card, the whole path, the last decisions, plan and usage."""
@@ -318,6 +326,7 @@ def _expert_moves(calls: list[dict[str, Any]]) -> list[str]:
 def _recipe_folders(root: Path) -> list[Path]:
     found = [root] if (root / "recipe.json").is_file() else []
     found += sorted(p.parent for p in root.glob("*/recipe.json"))
+    found += sorted(p.parent for p in root.glob("*/*/recipe.json"))  # an eval over several maps: <wad>_<map>/
     return found
 
 

@@ -23,10 +23,12 @@ function onChange(callback) {
   events.onerror = () => setTimeout(callback, 2000);
 }
 
-let mapCache = null;
-async function loadMap() {
-  if (!mapCache) mapCache = await getJSON("/api/map");
-  return mapCache;
+// Maps by key: an eval over several maps holds trials of each, and every trial is drawn on its own.
+const mapCache = {};
+async function loadMap(trialId, key) {
+  const k = key ?? (trialId ? "trial:" + trialId : "");
+  if (!mapCache[k]) mapCache[k] = await getJSON(trialId ? "/api/map?trial=" + encodeURIComponent(trialId) : "/api/map");
+  return mapCache[k];
 }
 
 // Draw the map's lines, the path and the player; lines touching `room` are highlighted.
@@ -81,7 +83,7 @@ async function overview() {
       el("div", { class: "muted" }, `${c.decisions} decisions · last ${c.action ?? "-"} · ${c.calls} calls · $${c.cost.toFixed(4)}`),
       canvas);
     cards.append(card);
-    drawMap(canvas, map, c.path, c.room);
+    drawMap(canvas, await loadMap(c.id, c.map), c.path, c.room);
   }
 }
 
@@ -91,7 +93,7 @@ let steps = null;
 let scrubbing = false;
 
 async function trial(id) {
-  const map = await loadMap();
+  const map = await loadMap(id);
   const t = await getJSON("/api/trial/" + id);
   document.getElementById("title").textContent = (t.group ? t.group + " " : "") + "trial " + t.trial;
   document.getElementById("status").replaceChildren(badge(t.status));
