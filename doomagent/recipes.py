@@ -305,7 +305,11 @@ def check_recipe_files(recipe: Recipe, folder: Path, *, allow_outside: bool = Fa
     if allow_outside:
         return
     named: list[tuple[str, Path, tuple[Path, ...]]] = []
-    if recipe.walkthrough is not None and shipped_walkthrough(recipe.walkthrough) is None:
+    if (
+        recipe.walkthrough is not None
+        and not recipe.walkthrough_auto
+        and shipped_walkthrough(recipe.walkthrough) is None
+    ):
         named.append(("walkthrough", Path(recipe.walkthrough).expanduser(), ()))
     if recipe.prompts_dir is not None:
         named.append(("prompts_dir", Path(recipe.prompts_dir).expanduser(), (PROMPT_DIR,)))

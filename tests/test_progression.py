@@ -124,3 +124,32 @@ def test_a_written_walkthrough_names_each_objective_in_order(map_name, wad):
         assert found >= 0, (objective, text)
         at = found + len(objective.text)
     assert "finish the level" in steps[-1] or "level ends" in text or not plan.strict
+
+
+def _planned_maps() -> list[tuple[str, str]]:
+    from doomagent.env.geometry import resolve_wad
+    from doomagent.env.wad import Wad
+
+    return [(m, w) for w in ("freedoom1.wad", "freedoom2.wad") for m in Wad(resolve_wad(w)).map_names]
+
+
+@pytest.mark.engine  # no engine, but two minutes of planning: the long tier
+def test_every_map_of_both_wads_has_a_plan_or_says_why_and_its_walkthrough_follows_it():
+    planned, refused = [], []
+    for map_name, wad in _planned_maps():
+        geometry = MapGeometry.load(map_name, wad)
+        try:
+            plan = plan_for(geometry)
+        except NoPlanError as exc:
+            assert "the exit lies past" in exc.message or "no exit" in exc.message
+            refused.append(map_name)
+            continue
+        planned.append(map_name)
+        assert plan.objectives[-1].kind in ("exit", "boss") and plan.length > 0
+        text = write_walkthrough(plan, build_rooms(geometry)).lower()
+        at = 0
+        for objective in plan.objectives:
+            found = text.find(objective.text.lower(), at)
+            assert found >= 0, (wad, map_name, objective.text)
+            at = found + len(objective.text)
+    assert len(planned) >= 64 and refused == ["MAP04", "MAP30"]

@@ -165,3 +165,24 @@ def test_the_ray_backend_says_how_to_install_ray_when_it_is_missing(monkeypatch)
     with pytest.raises(ConfigError) as caught:
         ray_backend._ray()
     assert "doomagent[ray]" in (caught.value.hint or "")
+
+
+def test_a_job_carried_to_ray_keeps_its_auto_walkthrough_and_carries_a_file(tmp_path):
+    """`walkthrough: auto` is chosen where the trial plays, not a file to pack; a file walkthrough travels."""
+    import tempfile
+
+    from doomagent.eval.ray_backend import _portable
+    from doomagent.eval.sync import unpack
+
+    recipe, folder = load_recipe("plan", model="test", vision_model="test", max_frames=20)
+    jobs, _ = plan_jobs([(recipe, folder)], trials=1, out=tmp_path / "a", seed=0)
+    moved, _bundle = _portable(jobs[0])
+    assert moved.recipe["walkthrough"] == "auto"
+    (tmp_path / "mine.md").write_text("1. Walk east.\n")
+    mine = recipe.model_copy(update={"walkthrough": "mine.md"})
+    jobs, _ = plan_jobs([(mine, tmp_path)], trials=1, out=tmp_path / "b", seed=0)
+    moved, bundle = _portable(jobs[0])
+    assert moved.recipe["walkthrough"] == "walkthrough.md"
+    with tempfile.TemporaryDirectory() as tmp:
+        unpack(bundle, Path(tmp))
+        assert (Path(tmp) / "walkthrough.md").read_text() == "1. Walk east.\n"

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from doomagent.env._plan_world import MAX_STEP, ObjectiveKind, _Action, _dedupe, _Walk, _World
+from doomagent.env._plan_world import MAX_STEP, ObjectiveKind, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
 from doomagent.env.specials import Key
 from doomagent.errors import NoPlanError
@@ -49,7 +49,7 @@ class Leg:
 
     points: tuple[tuple[float, float], ...]
     lines: tuple[int, ...]  # lines crossed, teleport lines included
-    sectors: tuple[int, ...]
+    sectors: tuple[int, ...]  # the sector at each point (repeats where a point stays in its sector)
     length: float
 
 
@@ -119,7 +119,7 @@ def _leg(walk: _Walk, node: object, where: tuple[float, float], sec: int, length
     points = [walk.pos[n] for n in chain] + [where]
     lines = [n[1] if n[0] == "T" else n[0] for n in chain if isinstance(n, tuple)]
     sectors = [walk.sector[n] for n in chain] + [sec]
-    return Leg(tuple(points), tuple(int(x) for x in lines), tuple(_dedupe(sectors)), length)
+    return Leg(tuple(points), tuple(int(x) for x in lines), tuple(sectors), length)
 
 
 class Planner:
@@ -330,11 +330,12 @@ class Planner:
         last = 0
         for c in cuts:
             pts = leg.points[last : c + 2]
-            out.append(Leg(pts, leg.lines[last : c + 1], leg.sectors, _polyline(list(pts))))
+            out.append(Leg(pts, leg.lines[last : c + 1], leg.sectors[last : c + 2], _polyline(list(pts))))
             last = c + 1
         pts = leg.points[last:]
         rest = leg.length - sum(p.length for p in out)
-        out.append(Leg(pts, leg.lines[last:], leg.sectors, max(rest, _polyline(list(pts))) if out else leg.length))
+        length = max(rest, _polyline(list(pts))) if out else leg.length
+        out.append(Leg(pts, leg.lines[last:], leg.sectors[last:], length))
         return out
 
 

@@ -189,7 +189,7 @@ class Summary:
     mean_frames: float
     mean_wait_frames: float = 0.0  # real-time protocol: frames per trial the game ran while the model thought
     frame_cap: int = 0  # trials that reached the frame cap (max_frames): neither a death, a timeout nor a finish
-    progress: float | None = None  # mean share of the way to the exit reached (see progress_of)
+    progress: float | None = None  # mean share of the progression route walked (see plan_progress)
     progress_spread: Spread | None = None
     frames_spread: Spread | None = None
     spl_spread: Spread | None = None

@@ -206,7 +206,11 @@ def _portable(job: Job) -> tuple[Job, bytes]:
                 shutil.copy2(full, target)
             return name
 
-        if recipe.walkthrough is not None and shipped_walkthrough(recipe.walkthrough) is None:
+        if (
+            recipe.walkthrough is not None
+            and not recipe.walkthrough_auto
+            and shipped_walkthrough(recipe.walkthrough) is None
+        ):
             update["walkthrough"] = carry(Path(recipe.walkthrough).expanduser(), "walkthrough.md")
         if recipe.prompts_dir is not None:
             update["prompts_dir"] = Path(carry(Path(recipe.prompts_dir).expanduser(), "prompts"))

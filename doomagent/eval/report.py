@@ -400,7 +400,10 @@ def write_suite(suite: dict[str, list[Row]], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     md = suite_markdown(suite)
     links = "".join(f'<li><a href="{key}/report.html">{html.escape(key)}</a></li>' for key in suite)
-    note = "Each cell: mean progress (share of the way to the exit), finishes, deaths over the row's trials."
+    note = (
+        "Each cell: mean progress (share of the progression route walked, objectives in order), finishes, deaths "
+        "over the row's trials."
+    )
     (out / "suite.md").write_text(f"# Suite: {len(suite)} maps\n\n{note}\n\n{md}\n", encoding="utf-8")
     (out / "suite.html").write_text(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>doomagent suite</title>{_STYLE}'
