@@ -67,8 +67,6 @@ class TrialResult(BaseModel):
     folder: Path | None = Field(None, exclude=True)  # where the trial's files are
     distance_to_exit: float | None = Field(None, exclude=True)  # filled in by reports (walking distance)
     progress: float | None = Field(None, exclude=True)  # filled in by reports: share of the route walked, 0-1
-        None, exclude=True
-    )  # filled in by reports: share of the progression route walked, 0-1
 
     @field_validator("rooms_entered", mode="before")
     @classmethod
