@@ -15,9 +15,9 @@ import itertools
 import statistics
 import time
 
-from doomagent.core.usage import RoleUsage
 from doomagent.graph import run_trial
 from doomagent.recipes import load_recipe
+from doomagent.rundir.usage import RoleUsage
 
 
 def main() -> None:

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from doomagent.core.context import Answer, RunContext
     from doomagent.core.gates import episode_over, every_frames, needs_wait, runs_this_decision
     from doomagent.core.state import DoomState
-    from doomagent.core.usage import RoleUsage, Usage
     from doomagent.env.actions import Action, parse_action
     from doomagent.env.config import EnvConfig
     from doomagent.env.doom_env import DoomEnv
@@ -46,7 +45,8 @@ if TYPE_CHECKING:
     from doomagent.env.observation import Observation
     from doomagent.env.outcome import Outcome
     from doomagent.env.progression import Objective, ProgressionPlan, plan_map
-    from doomagent.eval.runner import EvalLimits, EvalResult, Event, Job, plan_jobs, run_eval
+    from doomagent.eval.jobs import EvalLimits, EvalResult, Event, Job
+    from doomagent.eval.runner import plan_jobs, run_eval
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
     from doomagent.limits import Coordinator, RateLimit
@@ -58,7 +58,8 @@ if TYPE_CHECKING:
     from doomagent.providers.stub_server import StubServer
     from doomagent.providers.testing import ScriptedModel, SeededTestModel
     from doomagent.recipes import Recipe, load_recipe
-    from doomagent.summary import TrialResult
+    from doomagent.rundir.summary import TrialResult
+    from doomagent.rundir.usage import RoleUsage, Usage
 
 __version__ = "0.5.0"
 
@@ -70,8 +71,8 @@ _WHERE = {
     "needs_wait": "doomagent.core.gates",
     "runs_this_decision": "doomagent.core.gates",
     "DoomState": "doomagent.core.state",
-    "RoleUsage": "doomagent.core.usage",
-    "Usage": "doomagent.core.usage",
+    "RoleUsage": "doomagent.rundir.usage",
+    "Usage": "doomagent.rundir.usage",
     "Action": "doomagent.env.actions",
     "parse_action": "doomagent.env.actions",
     "EnvConfig": "doomagent.env.config",
@@ -83,10 +84,10 @@ _WHERE = {
     "Objective": "doomagent.env.progression",
     "ProgressionPlan": "doomagent.env.progression",
     "plan_map": "doomagent.env.progression",
-    "EvalLimits": "doomagent.eval.runner",
-    "EvalResult": "doomagent.eval.runner",
-    "Event": "doomagent.eval.runner",
-    "Job": "doomagent.eval.runner",
+    "EvalLimits": "doomagent.eval.jobs",
+    "EvalResult": "doomagent.eval.jobs",
+    "Event": "doomagent.eval.jobs",
+    "Job": "doomagent.eval.jobs",
     "plan_jobs": "doomagent.eval.runner",
     "run_eval": "doomagent.eval.runner",
     "Coordinator": "doomagent.limits",
@@ -116,7 +117,7 @@ _WHERE = {
     "SeededTestModel": "doomagent.providers.testing",
     "Recipe": "doomagent.recipes",
     "load_recipe": "doomagent.recipes",
-    "TrialResult": "doomagent.summary",
+    "TrialResult": "doomagent.rundir.summary",
 }
 
 _ERRORS = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ for _key, _value in {
     "HF_HUB_OFFLINE": "1",
 }.items():
     os.environ.setdefault(_key, _value)
+# Plans are computed by the code under test, never read from a cache an earlier version left in ~/.cache.
+os.environ["DOOMAGENT_PLAN_CACHE"] = tempfile.mkdtemp(prefix="doomagent-plans-")
 
 _real_connect = socket.socket.connect
 
@@ -53,9 +56,30 @@ ENGINE_MODULES = {
 }
 
 
+# Tests of those modules that need no engine (no game, no child process that starts one): the fast tier runs
+# them. A test listed here that starts the engine fails (see _fast_tier_starts_no_engine).
+PURE_TESTS = {
+    "test_graph": {"test_builder_errors", "test_recursion_limit_grows_with_the_frame_budget"},
+    "test_extend": {"test_custom_roles_in_recipes", "test_the_public_api_is_complete_and_typed"},
+    "test_cli_run": {
+        "test_bad_recipes_exit_2_with_one_clear_error",
+        "test_missing_provider_key_exits_2",
+        "test_unknown_recipe_name_lists_the_shipped_ones",
+    },
+    "test_perception": {
+        "test_engine_report_lists_what_the_engine_sees",
+        "test_audit_flags_a_made_up_enemy_and_a_wrong_health",
+        "test_perception_needs_a_vision_role_unless_engine",
+        "test_a_recipe_may_say_vision_engine_for_perception",
+        "test_engine_report_names_the_exit_switch_in_view_from_the_map",
+    },
+}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.stem in ENGINE_MODULES:
+        pure = PURE_TESTS.get(item.path.stem, set())
+        if item.path.stem in ENGINE_MODULES and getattr(item, "originalname", item.name) not in pure:
             item.add_marker(pytest.mark.engine)
 
 

@@ -14,7 +14,8 @@ import pytest
 from doomagent import load_recipe, run_trial, stream_trial
 from doomagent.env.config import EnvConfig
 from doomagent.env.doom_env import DoomEnv
-from doomagent.graph.checkpoint import has_checkpoint, load_checkpoint
+from doomagent.graph.checkpoint import load_checkpoint
+from doomagent.rundir.plan import has_checkpoint
 
 pytestmark = pytest.mark.engine
 EVERY = 10

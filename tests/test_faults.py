@@ -6,7 +6,7 @@ from collections import Counter
 from doomagent.graph import run_trial
 from doomagent.providers.stub_server import FAULTS, StubServer
 from doomagent.recipes import load_recipe
-from doomagent.runlog import read_jsonl
+from doomagent.rundir.log import read_jsonl
 
 KIND = {
     "server_error": "server",

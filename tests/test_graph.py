@@ -57,7 +57,7 @@ def test_garbage_answers_become_wait_and_are_fed_back(tmp_path):
     models = scripted(["I would like to jump", "ACTION: UP\nREASON: fine"])
     result = run_trial(recipe, models=models, out=tmp_path)
     assert result.waits == 1
-    from doomagent.runlog import read_jsonl
+    from doomagent.rundir.log import read_jsonl
 
     steps = read_jsonl(tmp_path / "steps.jsonl")
     assert steps[0]["action"] == "WAIT" and steps[0]["parse_ok"] is False

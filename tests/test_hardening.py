@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from doomagent import ConfigError, ScriptedModel, load_recipe, run_trial
 from doomagent._proc import descendants
 from doomagent.cli import app
-from doomagent.folders import exclusive
 from doomagent.providers.stub_server import StubServer
+from doomagent.rundir.folders import exclusive
 
 pytestmark = pytest.mark.engine
 runner = CliRunner()

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from doomagent.errors import ConfigError
-from doomagent.eval.runner import EvalLimits, rate_limits_of
+from doomagent.eval.jobs import EvalLimits
+from doomagent.eval.runner import rate_limits_of
 from doomagent.limits import Coordinator, RateLimit
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import load_recipe

@@ -171,3 +171,12 @@ def test_plan_progress_along_e1m4_credits_the_yellow_key():
     assert 0 <= along.of(short, finished=False) < along.of(to_key, finished=False)
     exit_ = plan.objectives[-1].where
     assert along.of([start, exit_], finished=False) < 1.0 and along.of([start], finished=True) == 1.0
+
+
+def test_replay_captions_skip_a_line_a_crash_cut_short(tmp_path):
+    from doomagent.eval.replay import _captions
+
+    whole = '{"frame": 2, "room": "A", "action": "UP", "reason": "go"}\n{"frame": 4, "room": "B", "action": "FIRE"}\n'
+    (tmp_path / "steps.jsonl").write_text(whole + '{"frame": 6, "room": "B", "act')
+    captions = _captions(tmp_path)
+    assert sorted(captions) == [2, 4] and captions[2].endswith("UP: go") and "FIRE" in captions[4]

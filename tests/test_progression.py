@@ -153,3 +153,33 @@ def test_every_map_of_both_wads_has_a_plan_or_says_why_and_its_walkthrough_follo
             assert found >= 0, (wad, map_name, objective.text)
             at = found + len(objective.text)
     assert len(planned) >= 64 and refused == ["MAP04", "MAP30"]
+
+
+def test_plans_are_kept_on_disk_and_read_back_the_same(tmp_path, monkeypatch):
+    from doomagent.env import _plan_cache, progression
+
+    monkeypatch.setenv("DOOMAGENT_PLAN_CACHE", str(tmp_path))
+    monkeypatch.setattr(progression, "_PLANS", {})
+    geometry = MapGeometry.load("E1M4")
+    first = plan_for(geometry)
+    stored = list(tmp_path.glob("E1M4-*.json"))
+    assert len(stored) == 1
+    monkeypatch.setattr(progression, "_PLANS", {})
+    monkeypatch.setattr(progression, "plan_map", lambda g: pytest.fail("planned again instead of reading the cache"))
+    assert plan_for(geometry) == first
+    # A map without a plan keeps its reason; a corrupt file is planned again.
+    monkeypatch.setattr(progression, "_PLANS", {})
+    monkeypatch.undo()
+    monkeypatch.setenv("DOOMAGENT_PLAN_CACHE", str(tmp_path))
+    monkeypatch.setattr(progression, "_PLANS", {})
+    stuck = MapGeometry.load("MAP04", "freedoom2.wad")
+    with pytest.raises(NoPlanError, match="blue-key switch"):
+        plan_for(stuck)
+    monkeypatch.setattr(progression, "_PLANS", {})
+    with pytest.raises(NoPlanError, match="blue-key switch"):
+        plan_for(stuck)
+    stored[0].write_text("{not json")
+    monkeypatch.setattr(progression, "_PLANS", {})
+    assert plan_for(geometry) == first
+    monkeypatch.setenv("DOOMAGENT_PLAN_CACHE", "off")
+    assert _plan_cache.cache_folder() is None

@@ -3,7 +3,8 @@
 import inspect
 
 import doomagent
-from doomagent import errors, graph, summary
+from doomagent import errors, graph
+from doomagent.rundir import summary
 
 
 def test_every_error_is_defined_in_one_module_and_exported():

@@ -4,8 +4,8 @@ import pytest
 
 from doomagent.cli._closing import calls_line, never_answered
 from doomagent.core.calls import Reachability
-from doomagent.core.usage import RoleUsage, Usage
 from doomagent.errors import ProviderUnreachableError
+from doomagent.rundir.usage import RoleUsage, Usage
 
 DOWN = {"type": "connection", "message": "refused"}
 BUSY = {"type": "server", "status": 503, "message": "busy"}

@@ -12,9 +12,10 @@ from typer.testing import CliRunner
 from doomagent import load_recipe
 from doomagent.cli import app
 from doomagent.eval import plan_jobs
-from doomagent.eval.runner import EvalLimits, run_eval
-from doomagent.graph.checkpoint import has_checkpoint
+from doomagent.eval.jobs import EvalLimits
+from doomagent.eval.runner import run_eval
 from doomagent.providers.stub_server import StubServer
+from doomagent.rundir.plan import has_checkpoint
 
 pytestmark = pytest.mark.engine
 runner = CliRunner()

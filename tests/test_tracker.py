@@ -1,3 +1,5 @@
+import pytest
+
 from doomagent.env.tracker import RoomTracker
 
 
@@ -33,3 +35,32 @@ def test_update_by_position_uses_the_bsp(e1m1_rooms):
     assert t.reset(0, -416, 256) == "A"
     assert t.update(20, -380, 1296) == "D"  # just in front of the exit switch
     assert t.frames == {"A": 20}
+
+
+@pytest.mark.parametrize("backtrack", ["last_entered", "furthest"])
+def test_the_tracker_and_the_report_credit_rooms_alike(backtrack):
+    """The room-crediting rule lives in the tracker (while playing) and in metrics (reading logs): walked
+    over the same sector sequence, both give the same frames per room."""
+    import random
+
+    from doomagent.env.geometry import MapGeometry
+    from doomagent.env.rooms import build_rooms
+    from doomagent.env.tracker import RoomTracker
+    from doomagent.eval.metrics import room_frames
+
+    rooms = build_rooms(MapGeometry.load("E1M1"))
+    rng = random.Random(7)
+    sectors = [s for room in rooms.rooms[:5] for s in sorted(room.sectors)] + sorted(rooms.geometry.doors)
+    x, y, _ = rooms.geometry.start
+    tracker = RoomTracker(rooms, backtrack=backtrack)
+    tracker.reset(0, x, y)
+    frame = 0
+    for _ in range(400):
+        frame += rng.choice((1, 2, 3, 5))
+        tracker.update_sector(frame, rng.choice(sectors))
+    end = frame + 4
+    tracker.update_sector(end, rooms.geometry.sector_at(x, y))
+    order = [r.label for r in rooms.rooms]
+    expected = {k: v for k, v in tracker.frames.items() if v}
+    got = {k: v for k, v in room_frames(tracker.entries, end, order=order, backtrack=backtrack).items() if v}
+    assert got == expected and sum(got.values()) == end

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from doomagent.core.usage import RoleUsage, Usage
-from doomagent.summary import TrialResult
+from doomagent.rundir.summary import TrialResult
+from doomagent.rundir.usage import RoleUsage, Usage
 
 
 def calls_line(usage: Usage) -> str:

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from doomagent import rundir
 from doomagent.cli._common import AllowOutsideOption, ProfileOption, WadOption, _fail, app, err, out
 from doomagent.errors import ConfigError, DoomAgentError
 
@@ -88,7 +89,7 @@ def demo(
     from doomagent.env.mapplot import save_map
     from doomagent.graph import run_trial
     from doomagent.recipes import Recipe
-    from doomagent.runlog import read_jsonl
+    from doomagent.rundir.log import read_jsonl
 
     try:
         env = EnvConfig(wad=wad, map=map_name, skill=skill, max_frames=max_frames, room_profile=profile)
@@ -108,7 +109,7 @@ def demo(
         rooms = build_rooms(MapGeometry.load(map_name, wad), profile)
     except DoomAgentError as exc:
         _fail(exc)
-    path = [(s["x"], s["y"]) for s in read_jsonl(out_dir / "steps.jsonl")] + [summary.final_position]
+    path = [(s["x"], s["y"]) for s in read_jsonl(out_dir / rundir.STEPS)] + [summary.final_position]
     save_map(rooms, out_dir / "map.png", path=np.array(path, dtype=float), outcome=summary.outcome.value)
     entered = ", ".join(f"{r} @{f}" for f, r in summary.rooms_entered)
     out.print(
@@ -144,11 +145,11 @@ def run(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from doomagent._proc import sigterm_as_interrupt
-    from doomagent.eval.runner import plan_run
-    from doomagent.folders import disk_error, exclusive
     from doomagent.graph import run_trial
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
+    from doomagent.rundir.folders import disk_error, exclusive
+    from doomagent.rundir.plan import plan_run
 
     if resume and overwrite:
         _fail(ConfigError("give --resume or --overwrite, not both"))

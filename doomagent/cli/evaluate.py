@@ -14,7 +14,7 @@ from doomagent.errors import ConfigError, DoomAgentError
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from doomagent.eval.runner import EvalLimits, EvalResult, Event, Job
+    from doomagent.eval.jobs import EvalLimits, EvalResult, Event, Job
     from doomagent.limits import RateLimit
     from doomagent.recipes import Recipe
 
@@ -56,10 +56,11 @@ def eval_cmd(
 ) -> None:
     """Play trials of recipes in parallel (local workers or Ray); rerun the same command to resume."""
     from doomagent._proc import sigterm_as_interrupt
-    from doomagent.eval.runner import EvalLimits, rate_limits_of
-    from doomagent.folders import disk_error, exclusive
+    from doomagent.eval.jobs import EvalLimits
+    from doomagent.eval.runner import rate_limits_of
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
+    from doomagent.rundir.folders import disk_error, exclusive
 
     try:
         if backend not in ("local", "ray"):
@@ -108,7 +109,7 @@ def eval_cmd(
     except OSError as exc:
         _fail(disk_error(exc))
     from doomagent.cli._closing import group_lines, never_answered
-    from doomagent.summary import TrialResult
+    from doomagent.rundir.summary import TrialResult
 
     failed: dict[str, str] = {}
     groups: dict[str, list[TrialResult]] = {}

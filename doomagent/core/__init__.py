@@ -1,4 +1,4 @@
-"""What nodes and the graph share: the state, the run context, gates, model calls and usage.
+"""What nodes and the graph share: the state, the run context, gates, model calls (usage: rundir.usage).
 
 Both `doomagent.nodes` and `doomagent.graph` import from here, never from each other's modules.
 """
@@ -9,7 +9,7 @@ from doomagent.core.calls import call_model
 from doomagent.core.context import Answer, RunContext
 from doomagent.core.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
 from doomagent.core.state import DoomState, merge_update, state_keys, state_reducers
-from doomagent.core.usage import RoleUsage, Usage
+from doomagent.rundir.usage import RoleUsage, Usage
 
 __all__ = [
     "Answer",

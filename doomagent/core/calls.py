@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from doomagent.core.usage import RoleUsage, Usage
 from doomagent.errors import FatalProviderError, ModelServerError, ProviderError, ProviderUnreachableError, RunError
 from doomagent.limits import Limits, slot
 from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse
+from doomagent.rundir.usage import RoleUsage, Usage
 
 if TYPE_CHECKING:
     from doomagent.core.context import RunContext

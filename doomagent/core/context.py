@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from doomagent.core.calls import Check, call_model
-from doomagent.core.usage import Usage
 from doomagent.env.actions import Action
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.observation import Observation
@@ -17,7 +16,8 @@ from doomagent.limits import Limits
 from doomagent.providers.base import Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import Recipe, did_you_mean
-from doomagent.runlog import RunLog
+from doomagent.rundir.log import RunLog
+from doomagent.rundir.usage import Usage
 
 
 @dataclass(frozen=True)

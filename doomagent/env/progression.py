@@ -20,6 +20,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from doomagent.env._plan_world import MAX_STEP, ObjectiveKind, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
@@ -344,24 +345,53 @@ def _polyline(points: list[tuple[float, float]]) -> float:
 
 
 def plan_for(g: MapGeometry) -> ProgressionPlan:
-    """Return the plan of a map, computed once per process for each WAD file and map (plans take seconds)."""
-    try:
-        stamp = g.wad_path.stat().st_mtime_ns
-    except OSError:
-        stamp = 0
-    key = (str(g.wad_path.resolve()), stamp, g.name)
+    """Return the plan of a map, computed once per map: kept in the process and on disk (see _plan_cache;
+    a large map takes seconds to plan, and every trial and report needs its plan)."""
+    from doomagent.env import _plan_cache
+
+    key = _plan_cache.map_key(g)
     if key not in _PLANS:
-        try:
-            _PLANS[key] = plan_map(g)
-        except NoPlanError as exc:
-            _PLANS[key] = exc
-    found = _PLANS[key]
+        stored = _plan_cache.load(g)
+        found: ProgressionPlan | NoPlanError | None = None
+        if stored is not None:
+            found = _from_data(stored)
+        if found is None:
+            try:
+                found = plan_map(g)
+            except NoPlanError as exc:
+                found = exc
+            _plan_cache.store(g, _to_data(found))
+        _PLANS[key] = found
+    plan = _PLANS[key]
+    if isinstance(plan, NoPlanError):
+        raise plan
+    return plan
+
+
+_PLANS: dict[str, ProgressionPlan | NoPlanError] = {}
+
+
+def _to_data(found: ProgressionPlan | NoPlanError) -> dict[str, Any]:
     if isinstance(found, NoPlanError):
-        raise found
-    return found
+        return {"why": found.message}
+    return dataclasses.asdict(found)
 
 
-_PLANS: dict[tuple[str, int, str], ProgressionPlan | NoPlanError] = {}
+def _from_data(data: dict[str, Any]) -> ProgressionPlan | NoPlanError | None:
+    """Return the plan (or the error) stored as data, or None for data this version cannot read."""
+    if "why" in data:
+        return NoPlanError(str(data["why"]))
+    try:
+        objectives = tuple(
+            Objective(**{**o, "where": tuple(o["where"]), "moves": tuple(o["moves"])}) for o in data["objectives"]
+        )
+        legs = tuple(
+            Leg(tuple(tuple(p) for p in leg["points"]), tuple(leg["lines"]), tuple(leg["sectors"]), leg["length"])
+            for leg in data["legs"]
+        )
+        return ProgressionPlan(data["map"], objectives, legs, bool(data["strict"]), tuple(data["climbs"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def plan_map(g: MapGeometry) -> ProgressionPlan:

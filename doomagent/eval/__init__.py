@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from doomagent.eval.jobs import Event, Job
 from doomagent.eval.metrics import LAMBDA, RoomCell, Summary, TrialRecord, pmat_table, room_frames, summarize
-from doomagent.eval.runner import Event, Job, group_name, is_finished, plan_jobs, run_jobs
+from doomagent.eval.runner import plan_jobs, run_jobs
+from doomagent.rundir.plan import group_name, is_finished
 
 __all__ = [
     "LAMBDA",

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from doomagent.core.usage import Usage
-from doomagent.summary import TrialResult
+from doomagent.rundir.summary import TrialResult
+from doomagent.rundir.usage import Usage
 
 LAMBDA = 1000.0  # the paper's death weight: the timeout, in frames
 DeathScope = Literal["room", "trial"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from doomagent.errors import ConfigError
-from doomagent.eval.runner import EvalLimits, Event, Finished, Job
+from doomagent.eval.jobs import EvalLimits, Event, Finished, Job
 from doomagent.eval.sync import Delta, FolderSync, apply_delta, pack, unpack
 from doomagent.limits import Limits
 from doomagent.recipes import Recipe, shipped_walkthrough

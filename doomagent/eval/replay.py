@@ -7,19 +7,21 @@ from pathlib import Path
 
 import numpy as np
 
+from doomagent import rundir
 from doomagent.env import DoomEnv, EnvConfig
 from doomagent.errors import ConfigError
+from doomagent.rundir.log import read_jsonl
 
 
 def _captions(trial: Path) -> dict[int, str]:
     captions: dict[int, str] = {}
-    steps = trial / "steps.jsonl"
+    steps = trial / rundir.STEPS
     if steps.exists():
-        for line in steps.read_text().splitlines():
-            if line.strip():
-                s = json.loads(line)
-                reason = f": {s['reason']}" if s.get("reason") else ""
-                captions[int(s["frame"])] = f"{s['frame']:>5}  {s.get('room') or '-'}  {s['action']}{reason}"
+        for s in read_jsonl(steps):  # a last line cut short by a crash is left out, as everywhere
+            if "frame" not in s or "action" not in s:
+                continue
+            reason = f": {s['reason']}" if s.get("reason") else ""
+            captions[int(s["frame"])] = f"{s['frame']:>5}  {s.get('room') or '-'}  {s['action']}{reason}"
     return captions
 
 
@@ -35,8 +37,8 @@ def _caption(frame: np.ndarray, text: str) -> np.ndarray:
 
 def replay_trial(trial: Path, out: Path, *, every: int = 2, captions: bool = True, scale: float = 0.5) -> int:
     """Write the trial's replay to `out` (.gif or .mp4); return the number of frames written."""
-    demo = trial / "episode.lmp"
-    summary_file = trial / "summary.json"
+    demo = trial / rundir.DEMO
+    summary_file = trial / rundir.SUMMARY
     if not demo.is_file() or not summary_file.is_file():
         raise ConfigError(
             f"{trial} is not a trial folder (it needs episode.lmp and summary.json)",

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from doomagent import rundir
 from doomagent.env import EnvConfig, MapGeometry
 from doomagent.env.progression import plan_for
 from doomagent.env.rooms import RoomMap, build_rooms
@@ -31,9 +32,9 @@ from doomagent.eval.metrics import (
     with_distance,
 )
 from doomagent.eval.progress import PlanProgress
-from doomagent.eval.runner import is_finished
 from doomagent.eval.tables import audit_markdown, markdown_table, spread_markdown, usage_markdown
-from doomagent.summary import TrialResult
+from doomagent.rundir.plan import is_finished
+from doomagent.rundir.summary import TrialResult
 
 # The paper's human row (Table 1), for the original Hangar only.
 HUMAN_ROW = {"A": (78, 78), "B": (108, 108), "C": (158, 158), "D": (104, 104)}
@@ -50,10 +51,10 @@ class Trial:
 
     def path(self) -> np.ndarray:
         """Return the player's path as (N, 2) map points, ending where the trial ended."""
-        from doomagent.runlog import read_jsonl_counted
+        from doomagent.rundir.log import read_jsonl_counted
 
         points = []
-        steps = self.folder / "steps.jsonl"
+        steps = self.folder / rundir.STEPS
         if steps.exists():
             records, self.unreadable = read_jsonl_counted(steps)
             points = [(r["x"], r["y"]) for r in records if isinstance(r.get("x"), (int, float)) and "y" in r]
@@ -90,7 +91,7 @@ def find_groups(folders: list[Path]) -> list[Group]:
     for root in folders:
         if not root.exists():
             raise ConfigError(f"no such folder: {root}", hint="give eval or run folders (with recipe.json)")
-        for recipe_file in sorted([root / "recipe.json", *root.rglob("recipe.json")]):
+        for recipe_file in sorted([root / rundir.RECIPE, *root.rglob(rundir.RECIPE)]):
             folder = recipe_file.parent
             if folder in groups or not recipe_file.exists():
                 continue

@@ -6,84 +6,25 @@ from __future__ import annotations
 import collections
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from doomagent.env.outcome import FINISHED
 from doomagent.errors import ConfigError
-from doomagent.limits import Coordinator, Limits, RateLimit
+from doomagent.eval.jobs import (
+    MAX_LOST,
+    REPLAYED_ERRORS,
+    Backend,
+    BackendName,
+    EvalLimits,
+    EvalResult,
+    Event,
+    Job,
+)
+from doomagent.limits import RateLimit
 from doomagent.recipes import Recipe
-
-
-@dataclass(frozen=True)
-class Job:
-    """One trial to play."""
-
-    group: str  # folder name of the recipe x model
-    recipe: dict[str, Any]  # the resolved recipe, as data (pickles across processes)
-    recipe_dir: str | None
-    folder: str
-    trial: int
-    seed: int
-
-
-@dataclass(frozen=True)
-class Event:
-    """A worker's news: a trial started, made a decision, or ended."""
-
-    kind: str  # start, step, end, retry (the engine or the worker died: the trial plays again), cut
-    group: str
-    trial: int
-    frame: int = 0
-    max_frames: int | None = None
-    info: str = ""
-
-
-def group_name(recipe: Recipe) -> str:
-    """Return the folder name of a recipe x model: `plan__gpt-4o`."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", recipe.agent_model).strip("-")
-    return recipe.name if slug in ("", recipe.strategy) else f"{recipe.name}__{slug}"
-
-
-def is_finished(folder: Path) -> bool:
-    """Return True if a trial folder holds a complete summary."""
-    try:
-        summary = json.loads((folder / "summary.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return False
-    return summary.get("outcome") in FINISHED
-
-
-def claim_folder(folder: Path, recipe: Recipe, *, hint: str) -> None:
-    """Write the recipe to `folder`/recipe.json, or check that the recipe already there is the same one."""
-    from doomagent.summary import write_json
-
-    data = recipe.public_dict()
-    saved = folder / "recipe.json"
-    if not saved.exists():
-        write_json(saved, data)
-    elif json.loads(saved.read_text(encoding="utf-8")) != json.loads(json.dumps(data)):
-        raise ConfigError(f"{folder} holds trials of a different {recipe.name} recipe", hint=hint)
-
-
-def unfinished_trials(folder: Path, trials: int) -> list[int]:
-    """Return the trial numbers still to play. An unfinished trial (killed, interrupted) with a checkpoint
-    keeps its folder and goes on from it; one without is cleared, since it starts over."""
-    from doomagent.graph.checkpoint import has_checkpoint
-
-    todo = []
-    for i in range(trials):
-        trial_dir = folder / f"trial-{i:03d}"
-        if is_finished(trial_dir):
-            continue
-        if trial_dir.exists() and not has_checkpoint(trial_dir):
-            shutil.rmtree(trial_dir)
-        todo.append(i)
-    return todo
+from doomagent.rundir.plan import claim_folder, group_name, unfinished_trials
 
 
 def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Path, seed: int) -> tuple[list[Job], int]:
@@ -103,46 +44,6 @@ def plan_jobs(recipes: list[tuple[Recipe, Path | None]], *, trials: int, out: Pa
     return jobs, done
 
 
-def plan_run(folder: Path, recipe: Recipe, trials: int, *, resume: bool, overwrite: bool) -> list[int]:
-    """Return the trial numbers `doomagent run` plays in `folder`, after --resume / --overwrite say what to
-    keep of the trials already there."""
-    existing = sorted(p for p in folder.glob("trial-*") if p.is_dir())
-    if existing and not (resume or overwrite):
-        raise ConfigError(
-            f"{folder} already holds {len(existing)} trial(s)",
-            hint="--resume keeps the finished ones and plays the rest, --overwrite starts over, or give another --out",
-        )
-    if overwrite:
-        for path in existing:
-            shutil.rmtree(path)
-        (folder / "recipe.json").unlink(missing_ok=True)
-    claim_folder(folder, recipe, hint="resume with the same recipe and options, or use --overwrite")
-    return unfinished_trials(folder, trials)
-
-
-BackendName = Literal["local", "ray"]
-REPLAYED_ERRORS = ("engine", "model_server")  # a trial that ended so is played once more
-MAX_LOST = 3  # times a trial whose worker or node died is played again before the eval gives up
-
-
-@dataclass(frozen=True)
-class EvalLimits:
-    """Limits over a whole eval: rate limits per model (shared by every worker) and a budget."""
-
-    rate_limits: dict[str, RateLimit] = field(default_factory=dict)
-    max_cost: float | None = None
-    max_calls: int | None = None
-
-    @property
-    def active(self) -> bool:
-        """Return True if there is anything to enforce."""
-        return bool(self.rate_limits) or self.max_cost is not None or self.max_calls is not None
-
-    def coordinator(self) -> Coordinator:
-        """Return a fresh holder of these limits."""
-        return Coordinator(self.rate_limits, max_cost=self.max_cost, max_calls=self.max_calls)
-
-
 def rate_limits_of(recipes: list[Recipe], extra: dict[str, RateLimit] | None = None) -> dict[str, RateLimit]:
     """Collect the rate limits the recipes' roles declare, by model; `extra` (the command line) wins."""
     found: dict[str, RateLimit] = {}
@@ -151,52 +52,6 @@ def rate_limits_of(recipes: list[Recipe], extra: dict[str, RateLimit] | None = N
             if settings.rate_limit is not None:
                 found.setdefault(settings.model, settings.rate_limit)
     return {**found, **(extra or {})}
-
-
-@dataclass
-class EvalResult:
-    """What an eval played: the summaries of its trials, and whether its budget cut it short."""
-
-    summaries: list[dict[str, Any]]
-    cut: bool = False  # the eval-wide budget ran out: trials were stopped or never started
-    not_started: int = 0
-    spent: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Finished:
-    """A trial a backend reports done: its summary, or why its worker was lost."""
-
-    job: Job
-    summary: dict[str, Any] | None
-    lost: str | None = None  # the worker or its node died (the trial may play again)
-
-
-class Backend(Protocol):
-    """Where trials play: local processes, or a Ray cluster."""
-
-    limits: Limits | None  # the eval's shared limits, as the driver reaches them
-    capacity: int  # trials it can play at once
-
-    def submit(self, job: Job) -> None:
-        """Start a trial."""
-        ...
-
-    def poll(self, timeout: float) -> list[Finished]:
-        """Return the trials that ended within `timeout` seconds."""
-        ...
-
-    def events(self) -> list[Event]:
-        """Return the workers' news since the last call."""
-        ...
-
-    def interrupt(self) -> None:
-        """Stop the running trials as Ctrl-C would, giving them a few seconds to write their summaries."""
-        ...
-
-    def close(self) -> None:
-        """Stop the workers (and anything the backend started)."""
-        ...
 
 
 def run_jobs(
@@ -315,7 +170,7 @@ def _backend(name: BackendName, *, workers: int | None, address: str | None, lim
 
 
 def _clear_unless_checkpointed(folder: Path) -> None:
-    from doomagent.graph.checkpoint import has_checkpoint
+    from doomagent.rundir.plan import has_checkpoint
 
     if not has_checkpoint(folder):
         shutil.rmtree(folder, ignore_errors=True)
@@ -332,7 +187,7 @@ def _lost_error(job: Job, why: str) -> Exception:
 
 def _record_cut(out: Path, result: EvalResult, limits: EvalLimits) -> None:
     """Write eval.json: whether the budget cut the eval, what was spent, and the caps."""
-    from doomagent.summary import write_json
+    from doomagent.rundir.summary import write_json
 
     path = out / "eval.json"
     before: dict[str, Any] = {}

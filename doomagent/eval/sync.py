@@ -14,10 +14,11 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from doomagent import rundir
 from doomagent.errors import RunError
 
 Delta = dict[str, object]
-_LAST = ("checkpoint/meta.json", "summary.json")  # written after everything else they vouch for
+_LAST = ("checkpoint/meta.json", rundir.SUMMARY)  # written after everything else they vouch for
 
 
 def pack(folder: Path) -> bytes:

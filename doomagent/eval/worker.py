@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from doomagent.eval.runner import Event, Job
+from doomagent.eval.jobs import Event, Job
 from doomagent.limits import Limits
 from doomagent.recipes import Recipe
 

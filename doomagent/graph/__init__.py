@@ -16,7 +16,7 @@ from doomagent.graph.runner import (
     stream_trial,
     write_recipe,
 )
-from doomagent.summary import TrialResult
+from doomagent.rundir.summary import TrialResult
 
 __all__ = [
     "NEXT",

@@ -27,15 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from doomagent import rundir
 from doomagent.errors import ConfigError, EngineError
-from doomagent.runlog import RunLog, read_jsonl
+from doomagent.rundir.log import RunLog, read_jsonl
+from doomagent.rundir.plan import has_checkpoint
 
 if TYPE_CHECKING:
     from doomagent.core.context import RunContext
     from doomagent.env.doom_env import DoomEnv
     from doomagent.env.observation import Observation
 
-FOLDER = "checkpoint"
+FOLDER = rundir.CHECKPOINT
 _CONFIG = {"configurable": {"thread_id": "trial", "checkpoint_ns": ""}}
 _VERSION = 1
 
@@ -55,11 +57,6 @@ class Checkpoint:
     models: dict[str, Any] = field(default_factory=dict)  # role -> state of a model that keeps one
     state: dict[str, Any] = field(default_factory=dict)  # the graph state
     resumes: int = 0  # times the trial has gone on from a checkpoint so far
-
-
-def has_checkpoint(trial: Path) -> bool:
-    """Return True if a trial folder holds a complete checkpoint."""
-    return (trial / FOLDER / "meta.json").is_file() and (trial / FOLDER / "graph.sqlite").is_file()
 
 
 def _saver(path: Path) -> Any:
@@ -85,7 +82,7 @@ class Checkpointer:
         previous one. Killed at any point, the folder holds a whole checkpoint: this one or the last."""
         from langgraph.checkpoint.base import empty_checkpoint
 
-        from doomagent.summary import write_json
+        from doomagent.rundir.summary import write_json
 
         if self._saver is None:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -238,7 +235,7 @@ def save_trial(
 
 def replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Observation) -> Observation:
     """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there."""
-    steps = read_jsonl(out / "steps.jsonl")
+    steps = read_jsonl(out / rundir.STEPS)
     if len(steps) != saved.decision:
         raise EngineError(
             f"{out}: the checkpoint counts {saved.decision} decisions but steps.jsonl holds {len(steps)}",
@@ -247,7 +244,7 @@ def replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Obse
     for step in steps:
         obs = env.step(step["action"], lag=int(step.get("lag", 0)))[0]
     log.steps.extend(steps)
-    log.calls.extend(read_jsonl(out / "calls.jsonl"))
+    log.calls.extend(read_jsonl(out / rundir.CALLS))
     where = (obs.position[0], obs.position[1])
     if env.frame != saved.frame or where != saved.position or obs.hud.health != saved.health:
         raise EngineError(

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from doomagent import rundir
 from doomagent.core.calls import Reachability, RoleGate
 from doomagent.core.context import RunContext
 from doomagent.core.state import merge_update, state_reducers
-from doomagent.core.usage import Usage
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import (
@@ -43,8 +43,9 @@ from doomagent.limits import Limits
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
 from doomagent.recipes import Recipe
-from doomagent.runlog import RunLog
-from doomagent.summary import TrialResult, write_json
+from doomagent.rundir.log import RunLog
+from doomagent.rundir.summary import TrialResult, write_json
+from doomagent.rundir.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -297,7 +298,7 @@ def _play(
             truncate_logs(out, saved.offsets)
         log = RunLog(out, full_prompts=options.full_prompts, append=saved is not None)
         if out is not None and walkthrough is not None:
-            (out / "walkthrough.md").write_text(walkthrough + "\n", encoding="utf-8")  # what the prompts read
+            (out / rundir.WALKTHROUGH).write_text(walkthrough + "\n", encoding="utf-8")  # what the prompts read
         prompts_dir = recipe.prompts_dir
         if prompts_dir is not None and recipe_dir is not None:
             prompts_dir = recipe_dir / prompts_dir
@@ -316,7 +317,7 @@ def _play(
             for role, model in models.items():
                 if hasattr(model, "gate"):
                     model.gate = RoleGate(options.limits, ctx.limit_key(role), ctx.usage)
-        obs, _info = env.reset(seed=seed, options={"record": out / "episode.lmp"} if out is not None else None)
+        obs, _info = env.reset(seed=seed, options={"record": out / rundir.DEMO} if out is not None else None)
         if saved is not None and out is not None:
             obs = replay_to(env, log, saved, out, obs)
             ctx.usage = Usage.from_dict(saved.usage)
@@ -411,7 +412,7 @@ def _play(
             if env is not None:
                 with contextlib.suppress(EngineError):  # an engine that died cannot be closed cleanly
                     env.close()  # finishes the demo file
-                demo = out / "episode.lmp" if out is not None else None
+                demo = out / rundir.DEMO if out is not None else None
                 if demo is not None and demo.exists() and demo.stat().st_size == 0:
                     demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
             if log is not None:
@@ -419,7 +420,7 @@ def _play(
             if checkpointer is not None:
                 checkpointer.close()
             if out is not None and stream.result is not None and not (disk_full and outcome == "interrupted"):
-                write_json(out / "summary.json", stream.result.as_dict())
+                write_json(out / rundir.SUMMARY, stream.result.as_dict())
                 if outcome in FINISHED:
                     clear_checkpoint(out)  # a finished trial never resumes
         finally:
@@ -465,4 +466,4 @@ def write_recipe(recipe: Recipe, out: str | Path) -> None:
     """Write the resolved recipe to the run folder (it holds key variable names, never keys)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    write_json(folder / "recipe.json", recipe.public_dict())
+    write_json(folder / rundir.RECIPE, recipe.public_dict())

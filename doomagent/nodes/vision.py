@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from doomagent import rundir
 from doomagent.core.calls import call_model
 from doomagent.core.context import RunContext
 from doomagent.perception import audit, engine_report
@@ -57,7 +58,7 @@ class VisionNode:
         update: dict[str, Any] = {}
         if report is not None:
             scored = audit(report, obs, ctx.env.rooms)
-            ctx.log.write("audit.jsonl", scored)
+            ctx.log.write(rundir.AUDIT, scored)
             update["audit"] = {"calls": 1, "hallucinated": int(scored["hallucinated"])}
         text = report.as_text() if report else "(no description: the vision model failed)"
         if facts is not None:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from doomagent import rundir
 from doomagent.watch.data import TrialView, Watched, map_data
 
 STATIC = Path(__file__).with_name("static")
@@ -95,7 +96,7 @@ def make_app(folder: Path) -> Any:
             step = records[k]
         except (ValueError, IndexError):
             return Response("decision out of range", status_code=400)
-        if view.summary() is None or not (view.folder / "episode.lmp").is_file():
+        if view.summary() is None or not (view.folder / rundir.DEMO).is_file():
             return Response("the trial has no demo yet (it is still playing)", status_code=409)
         jpeg = frames.render(view, int(step["frame"]))
         return Response(jpeg, media_type="image/jpeg", headers={"X-Action": str(step.get("action"))})
@@ -141,7 +142,7 @@ def _version(watched: Watched) -> int:
     watched.scan()
     total = len(watched.trials)
     for view in watched.trials.values():
-        for path in (view.steps.path, view.folder / "summary.json", view.folder / "live" / "status.json"):
+        for path in (view.steps.path, view.folder / rundir.SUMMARY, view.folder / "live" / "status.json"):
             try:
                 stat = path.stat()
             except FileNotFoundError:
@@ -173,7 +174,7 @@ class _Frames:
             self._envs[view.folder] = env
             while len(self._envs) > self.keep:
                 self._envs.popitem(last=False)[1].close()
-            obs = env.replay_at(view.folder / "episode.lmp", frame)
+            obs = env.replay_at(view.folder / rundir.DEMO, frame)
             buffer = io.BytesIO()
             Image.fromarray(obs.screen).save(buffer, format="JPEG", quality=85)
             return buffer.getvalue()

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from doomagent import rundir
 from doomagent.errors import ConfigError
 
 RUNNING_S = 30.0  # a trial whose logs changed this recently, with no summary, is taken to be playing
@@ -67,8 +68,8 @@ class TrialView:
     calls: TailedLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.steps = TailedLog(self.folder / "steps.jsonl")
-        self.calls = TailedLog(self.folder / "calls.jsonl")
+        self.steps = TailedLog(self.folder / rundir.STEPS)
+        self.calls = TailedLog(self.folder / rundir.CALLS)
         self._usage: dict[str, dict[str, Any]] = {}
         self._counted = 0  # calls counted into _usage
 
@@ -89,7 +90,7 @@ class TrialView:
 
     def summary(self) -> dict[str, Any] | None:
         """Return summary.json, or None while the trial plays."""
-        return _json(self.folder / "summary.json")
+        return _json(self.folder / rundir.SUMMARY)
 
     def live(self) -> dict[str, Any] | None:
         """Return live/status.json (written by this version while a trial plays), or None."""
@@ -163,7 +164,7 @@ class TrialView:
             usage=self.usage(),
             summary=self.summary(),
             has_screen=(self.folder / "live" / "screen.jpg").is_file(),
-            has_demo=(self.folder / "episode.lmp").is_file(),
+            has_demo=(self.folder / rundir.DEMO).is_file(),
             decisions_total=len(steps),
         )
         return card
@@ -198,12 +199,12 @@ class Watched:
     def scan(self) -> None:
         """Pick up trial folders that appeared since the last scan."""
         root = self.root
-        if (root / "steps.jsonl").is_file():  # a lone trial folder
-            recipe = _json(root.parent / "recipe.json") or {}
+        if (root / rundir.STEPS).is_file():  # a lone trial folder
+            recipe = _json(root.parent / rundir.RECIPE) or {}
             self._add(root, "", recipe)
             return
         for folder in _recipe_folders(root):
-            recipe = _json(folder / "recipe.json") or {}
+            recipe = _json(folder / rundir.RECIPE) or {}
             group = "" if folder == root else folder.relative_to(root).as_posix()
             for trial in sorted(folder.glob("trial-*")):
                 if trial.is_dir():
@@ -224,7 +225,7 @@ class Watched:
             if view.recipe:
                 return dict(view.recipe.get("env") or {})
         for folder in _recipe_folders(self.root):
-            return dict((_json(folder / "recipe.json") or {}).get("env") or {})
+            return dict((_json(folder / rundir.RECIPE) or {}).get("env") or {})
         return {}
 
     def overview(self) -> dict[str, Any]:
@@ -324,7 +325,7 @@ def _expert_moves(calls: list[dict[str, Any]]) -> list[str]:
 
 
 def _recipe_folders(root: Path) -> list[Path]:
-    found = [root] if (root / "recipe.json").is_file() else []
+    found = [root] if (root / rundir.RECIPE).is_file() else []
     found += sorted(p.parent for p in root.glob("*/recipe.json"))
     found += sorted(p.parent for p in root.glob("*/*/recipe.json"))  # an eval over several maps: <wad>_<map>/
     return found

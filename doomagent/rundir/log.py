@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from doomagent import rundir
+
 
 class RunLog:
     """Write steps.jsonl, calls.jsonl and prompts.jsonl under `folder`; in memory when folder is None.
@@ -29,13 +31,13 @@ class RunLog:
         self._stored: set[str] = set()  # prompts already in prompts.jsonl (or on their way)
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
-            for name in ("steps.jsonl", "calls.jsonl"):  # both exist even when no model plays
+            for name in (rundir.STEPS, rundir.CALLS):  # both exist even when no model plays
                 (folder / name).touch()
             if not append:
                 for path in folder.glob("*.jsonl"):
                     path.open("w").close()
-            elif (folder / "prompts.jsonl").is_file():
-                for line in (folder / "prompts.jsonl").read_text(encoding="utf-8", errors="replace").splitlines():
+            elif (folder / rundir.PROMPTS).is_file():
+                for line in (folder / rundir.PROMPTS).read_text(encoding="utf-8", errors="replace").splitlines():
                     try:
                         self._stored.add(json.loads(line)["sha"])
                     except (ValueError, KeyError, TypeError):
@@ -65,7 +67,7 @@ class RunLog:
         """Record one decision."""
         with self._lock:
             self.steps.append(record)
-            self._write("steps.jsonl", record)
+            self._write(rundir.STEPS, record)
 
     def call(self, record: dict[str, Any], prompt: str) -> None:
         """Record one model call; the prompt goes inline or (once) to prompts.jsonl."""
@@ -75,10 +77,10 @@ class RunLog:
             record["prompt"] = prompt
         with self._lock:
             if not self.full_prompts and self.folder is not None and digest not in self._stored:
-                self._write("prompts.jsonl", {"sha": digest, "prompt": prompt})
+                self._write(rundir.PROMPTS, {"sha": digest, "prompt": prompt})
                 self._stored.add(digest)
             self.calls.append(record)
-            self._write("calls.jsonl", record)
+            self._write(rundir.CALLS, record)
 
     def close(self) -> None:
         """Write what is left and close the files."""

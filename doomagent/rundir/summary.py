@@ -10,8 +10,9 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from doomagent.core.usage import Usage
+from doomagent import rundir
 from doomagent.env.outcome import Outcome
+from doomagent.rundir.usage import Usage
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -117,5 +118,5 @@ class TrialResult(BaseModel):
     @classmethod
     def load(cls, folder: Path) -> TrialResult:
         """Return the summary of a trial folder (its summary.json)."""
-        data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        data = json.loads((folder / rundir.SUMMARY).read_text(encoding="utf-8"))
         return cls.model_validate({**data, "folder": folder})
