@@ -62,6 +62,26 @@ class DoomState(TypedDict, total=False):
     trace: Annotated[list[str], add_trace]  # the nodes that ran in this decision, in order
 
 
+def initial_state(obs: Any) -> dict[str, Any]:
+    """Return the state a trial starts from, given the engine's first observation (DoomState's keys)."""
+    return {
+        "frame": 0,
+        "decision": 0,
+        "room": obs.room,
+        "health": obs.hud.health,
+        "position": obs.position,
+        "angle": obs.angle,
+        "outcome": None,
+        "done": False,
+        "waits": 0,
+        "history": [],
+        "audit": {},
+        "trace": [],
+        "plan_frame": None,
+        "experts_frame": None,
+    }
+
+
 Reducer = Callable[[Any, Any], Any]
 
 

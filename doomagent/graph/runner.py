@@ -7,43 +7,22 @@ the action, usage so far, the custom state keys) for callers that drive their ow
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import math
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from doomagent import rundir
-from doomagent.core.calls import Reachability, RoleGate
 from doomagent.core.context import RunContext
-from doomagent.core.state import merge_update, state_reducers
-from doomagent.env.doom_env import DoomEnv
-from doomagent.env.outcome import FINISHED
 from doomagent.errors import (
     ConfigError,
-    EngineError,
-    FatalProviderError,
-    ModelServerError,
-    ProviderUnreachableError,
-    RunError,
 )
+from doomagent.graph._session import SessionOptions, TrialSession
 from doomagent.graph.builder import GraphBuilder
-from doomagent.graph.checkpoint import (
-    Checkpointer,
-    clear_checkpoint,
-    load_checkpoint,
-    replay_to,
-    save_trial,
-    truncate_logs,
-)
-from doomagent.graph.live import LiveView
 from doomagent.limits import Limits
 from doomagent.providers.base import Model
 from doomagent.providers.resolve import resolve_model
 from doomagent.recipes import Recipe
-from doomagent.rundir.log import RunLog
 from doomagent.rundir.summary import TrialResult, write_json
 from doomagent.rundir.usage import Usage
 
@@ -74,14 +53,6 @@ class _Options:
     full_prompts: bool = False
     resume: bool = False
     limits: Limits | None = None
-
-
-def _over_budget(recipe: Recipe, usage: Usage) -> bool:
-    budget = recipe.budget
-    totals = usage.totals
-    return (budget.max_calls is not None and totals.calls >= budget.max_calls) or (
-        budget.max_cost is not None and totals.cost >= budget.max_cost
-    )
 
 
 def _role_settings(recipe: Recipe, roles: frozenset[str] | None) -> dict[str, Any]:
@@ -246,14 +217,6 @@ async def arun_trial(recipe: Recipe, **kwargs: Any) -> TrialResult:
     return await asyncio.to_thread(run_trial, recipe, **kwargs)
 
 
-@dataclass
-class _Trial:
-    """What `_play` keeps of a trial as it goes (the graph state aside)."""
-
-    path_length: float = 0.0
-    resumes: int = 0
-
-
 def _play(
     stream: TrialStream,
     recipe: Recipe,
@@ -267,176 +230,18 @@ def _play(
     *,
     own: bool,
 ) -> Iterator[Decision]:
-    graph = builder.compile()
-    reducers = state_reducers(builder.state)
-    custom = builder.custom_keys
-    started: list[Model] = []
-    env: DoomEnv | None = None
-    log: RunLog | None = None
-    ctx: RunContext | None = None
-    state: dict[str, Any] = {}
-    kept = _Trial()
-    outcome = "interrupted"
-    error: str | None = None
-    error_kind: str | None = None
-    disk_full = False
-    every = recipe.checkpoint_every or 0
-    reach = Reachability(recipe.unreachable_after)
-    checkpointer = Checkpointer(out) if out is not None and every else None
+    graph = builder.compile()  # a graph that does not compile fails before anything starts
+    settings = SessionOptions(options.full_prompts, options.resume, options.limits, own_models=own)
+    session = TrialSession(
+        recipe, builder, graph, models, trial=trial, seed=seed, out=out, recipe_dir=recipe_dir, options=settings
+    )
     try:
-        saved = load_checkpoint(out, builder.state) if (options.resume and out is not None) else None
-        if saved is None and out is not None:
-            clear_checkpoint(out)  # a checkpoint from an earlier start of this trial is not this one's
-        for model in models.values():
-            start = getattr(model, "start", None)
-            if callable(start):
-                start()
-                started.append(model)
-        walkthrough = recipe.walkthrough_text(recipe_dir)
-        env = DoomEnv(recipe.env)
-        if saved is not None and out is not None:
-            truncate_logs(out, saved.offsets)
-        log = RunLog(out, full_prompts=options.full_prompts, append=saved is not None)
-        if out is not None and walkthrough is not None:
-            (out / rundir.WALKTHROUGH).write_text(walkthrough + "\n", encoding="utf-8")  # what the prompts read
-        prompts_dir = recipe.prompts_dir
-        if prompts_dir is not None and recipe_dir is not None:
-            prompts_dir = recipe_dir / prompts_dir
-        ctx = RunContext(
-            env=env,
-            recipe=recipe,
-            models=models,
-            log=log,
-            walkthrough=walkthrough,
-            allowed=recipe.allowed_actions,
-            prompts_dir=prompts_dir,
-            custom_keys=custom,
-            limits=options.limits,
-        )
-        if options.limits is not None:
-            for role, model in models.items():
-                if hasattr(model, "gate"):
-                    model.gate = RoleGate(options.limits, ctx.limit_key(role), ctx.usage)
-        obs, _info = env.reset(seed=seed, options={"record": out / rundir.DEMO} if out is not None else None)
-        if saved is not None and out is not None:
-            obs = replay_to(env, log, saved, out, obs)
-            ctx.usage = Usage.from_dict(saved.usage)
-            ctx.wait_frames = sum(int(step.get("lag", 0)) for step in log.steps)
-            for role, model_state in saved.models.items():
-                restore = getattr(models.get(role), "restore_state", None)
-                if callable(restore):
-                    restore(model_state)
-            kept = _Trial(path_length=saved.path_length, resumes=saved.resumes + 1)
-            state = dict(saved.state)
-        else:
-            state = {
-                "frame": 0,
-                "decision": 0,
-                "room": obs.room,
-                "health": obs.hud.health,
-                "position": obs.position,
-                "angle": obs.angle,
-                "outcome": None,
-                "done": False,
-                "waits": 0,
-                "history": [],
-                "audit": {},
-                "trace": [],
-                "plan_frame": None,
-                "experts_frame": None,
-            }
-        ctx.observation = obs
-        ctx.decision_started = time.perf_counter()
-        live = LiveView(out) if out is not None else None
-        max_frames = recipe.env.max_frames or 100_000
-        config = {"recursion_limit": builder.recursion_limit(max_frames, recipe.env.decision_frames)}
-        for chunk in graph.stream(state, config=config, context=ctx, stream_mode="updates"):
-            for node, update in chunk.items():
-                before = state.get("position")
-                if update:
-                    merge_update(state, update, reducers)
-                if node != "act":
-                    continue
-                if before is not None:
-                    kept.path_length += math.dist(before[:2], state["position"][:2])
-                if live is not None:
-                    live.update(ctx.observation, state, force=bool(state.get("done")))
-                yield _decision(trial, recipe, state, ctx, custom)
-                calls, ctx.decision_calls = ctx.decision_calls, []
-                if state.get("done"):
-                    continue
-                reach.decision(calls)
-                if _over_budget(recipe, ctx.usage) or (options.limits is not None and options.limits.exhausted()):
-                    outcome = "budget"
-                    return
-                if checkpointer is not None and out is not None and state["decision"] % every == 0:
-                    save_trial(checkpointer, out, state, ctx, models, seed, kept.path_length, kept.resumes)
-        outcome = state.get("outcome") or "interrupted"
-    except OSError:
-        disk_full = True  # the trial's files could not be written: no summary claims it finished
-        raise
-    except (FatalProviderError, EngineError, ModelServerError, ProviderUnreachableError) as exc:
-        if env is None:
-            raise  # before the engine started: nothing to summarise
-        outcome, error = "error", str(exc)
-        error_kind = _error_kind(exc)
-    except Exception as exc:  # a node (often a custom one) raised: the trial failed, it was not interrupted
-        outcome, error, error_kind = "error", f"{type(exc).__name__}: {exc}"[:1000], "node"
-        raise
+        with session:
+            for state in session.decisions():
+                assert session.ctx is not None
+                yield _decision(trial, recipe, state, session.ctx, builder.custom_keys)
     finally:
-        if env is not None and ctx is not None:
-            stream.result = TrialResult(
-                trial=trial,
-                outcome=outcome,
-                frames=env.frame,
-                # an interrupt between the step's log line and the state's update: the log is the record
-                decisions=max(state.get("decision", 0), len(log.steps) if log is not None else 0),
-                waits=state.get("waits", 0),
-                rooms_entered=list(env.tracker.entries),
-                room_frames=dict(env.tracker.frames),
-                usage=ctx.usage,
-                folder=out,
-                seed=seed,
-                recipe=recipe.name,
-                model=recipe.agent_model,
-                final_position=tuple(state.get("position", (0.0, 0.0))[:2]),
-                path_length=kept.path_length,
-                wait_frames=ctx.wait_frames,
-                resumes=kept.resumes,
-                env=recipe.env.model_dump(mode="json"),
-                audit=dict(state.get("audit", {})),
-                error=error,
-                error_kind=error_kind,
-            )
-        try:
-            if env is not None:
-                with contextlib.suppress(EngineError):  # an engine that died cannot be closed cleanly
-                    env.close()  # finishes the demo file
-                demo = out / rundir.DEMO if out is not None else None
-                if demo is not None and demo.exists() and demo.stat().st_size == 0:
-                    demo.unlink()  # a demo the engine never wrote (it died, or the disk is full) is no demo
-            if log is not None:
-                log.close()
-            if checkpointer is not None:
-                checkpointer.close()
-            if out is not None and stream.result is not None and not (disk_full and outcome == "interrupted"):
-                write_json(out / rundir.SUMMARY, stream.result.as_dict())
-                if outcome in FINISHED:
-                    clear_checkpoint(out)  # a finished trial never resumes
-        finally:
-            for model in started if own else ():
-                close = getattr(model, "close", None)
-                if callable(close):
-                    close()
-
-
-def _error_kind(exc: RunError) -> str:
-    """Return the summary's `error_kind` for an error that ended a trial."""
-    if isinstance(exc, EngineError):
-        return "engine"
-    if isinstance(exc, ModelServerError):
-        return "model_server"
-    return "provider"
+        stream.result = session.result
 
 
 def _decision(trial: int, recipe: Recipe, state: dict[str, Any], ctx: RunContext, custom: tuple[str, ...]) -> Decision:
