@@ -45,39 +45,10 @@ def test_eval_refuses_a_bad_suite_before_playing(tmp_path):
 
     from doomagent.cli import app
 
+    naive = ["eval", "naive", "--model", "test", "--vision-model", "test"]
     runner = CliRunner()
-    both = runner.invoke(
-        app,
-        [
-            "eval",
-            "naive",
-            "--model",
-            "test",
-            "--vision-model",
-            "test",
-            "--suite",
-            "freedoom1-e1",
-            "--maps",
-            "E1M1",
-            "--out",
-            str(tmp_path / "a"),
-        ],
-    )
+    both = runner.invoke(app, [*naive, "--suite", "freedoom1-e1", "--maps", "E1M1", "--out", str(tmp_path / "a")])
     assert both.exit_code == 2 and "give --suite or --maps, not both" in both.output
-    unknown = runner.invoke(
-        app,
-        [
-            "eval",
-            "naive",
-            "--model",
-            "test",
-            "--vision-model",
-            "test",
-            "--suite",
-            "nowhere",
-            "--out",
-            str(tmp_path / "b"),
-        ],
-    )
+    unknown = runner.invoke(app, [*naive, "--suite", "nowhere", "--out", str(tmp_path / "b")])
     assert unknown.exit_code == 2 and "suite 'nowhere' is neither a shipped suite nor a file" in unknown.output
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
