@@ -21,7 +21,6 @@ from doomagent.env.specials import Key
 
 MAX_STEP = 24
 MIN_HEADROOM = 56
-MULTIPLAYER_ONLY = 0x10
 PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
 PICKUP_REACH = 36  # player radius 16 + a key's radius 20
 USE_RANGE = 64  # how far a player reaches to use a line
@@ -210,7 +209,7 @@ class _World:
         g = self.g
         for t in g.things:
             ttype, flags = int(t["type"]), int(t["flags"])
-            if ttype in specials.KEY_THINGS and not flags & MULTIPLAYER_ONLY:
+            if ttype in specials.KEY_THINGS and not flags & specials.MULTIPLAYER_ONLY:
                 x, y = float(t["x"]), float(t["y"])
                 colour = specials.KEY_THINGS[ttype]
                 self.actions.append(
@@ -317,14 +316,14 @@ class _World:
             steps: list[tuple[object, tuple[float, float], int]] = []
             for line, other, ok in self.portals.get(s, ()):
                 if self.crossable(ok, s, other, state):
-                    steps.append(((line, other), _mid(g, line), other))
+                    steps.append(((line, other), g.line_midpoint(line), other))
             for line, dest, pt in self.teleports.get(s, ()):
                 steps.append((("T", line), pt, dest))
             for nxt, p, o in steps:
                 if nxt in dist:
                     continue
                 if isinstance(nxt, tuple) and nxt[0] == "T":
-                    cost = math.dist(here, _mid(g, nxt[1]))  # walk to the teleporter; arriving is free
+                    cost = math.dist(here, g.line_midpoint(nxt[1]))  # walk to the teleporter; arriving is free
                 else:
                     cost = math.dist(here, p)
                 nd = d + cost
@@ -362,11 +361,3 @@ def _segment_distance(p: tuple[float, float], a: np.ndarray, b: np.ndarray) -> f
     t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / max(dx * dx + dy * dy, 1e-9)
     t = min(1.0, max(0.0, t))
     return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
-
-
-def _mid(g: MapGeometry, line: int) -> tuple[float, float]:
-    return g.line_midpoint(line)
-
-
-def _dedupe(items: list[int]) -> list[int]:
-    return [x for i, x in enumerate(items) if i == 0 or items[i - 1] != x]

@@ -107,4 +107,7 @@ def is_lift(special: int) -> bool:
 
 
 PLAYER_START = 1
+# Thing flags: on which skills a thing is placed (1-2, 3, 4-5), and placed only in multiplayer games.
+SKILL_FLAG = {1: 0x1, 2: 0x1, 3: 0x2, 4: 0x4, 5: 0x4}
+MULTIPLAYER_ONLY = 0x10
 KEY_THINGS: dict[int, Key] = {5: "blue", 40: "blue", 6: "yellow", 39: "yellow", 13: "red", 38: "red"}

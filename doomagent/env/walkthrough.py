@@ -17,6 +17,7 @@ from doomagent.env.geometry import MapGeometry
 from doomagent.env.navgrid import HAZARD_SPECIALS
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
+from doomagent.env.specials import MULTIPLAYER_ONLY, SKILL_FLAG
 
 MONSTERS = {
     3004: "zombieman",
@@ -38,8 +39,6 @@ MONSTERS = {
     16: "cyberdemon",
     84: "wolfenstein SS",
 }
-SKILL_MEDIUM = 0x2  # thing flag: present on skill 3 (Hurt me plenty)
-MULTIPLAYER_ONLY = 0x10
 _CRUSHERS = frozenset({6, 25, 44, 49, 55, 56, 57, 65, 73, 77, 94, 141})
 _COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 
@@ -170,7 +169,7 @@ def _monsters(g: MapGeometry, rooms: RoomMap, wanted: set[str]) -> str:
     for t in g.things:
         name = MONSTERS.get(int(t["type"]))
         flags = int(t["flags"])
-        if name is None or not flags & SKILL_MEDIUM or flags & MULTIPLAYER_ONLY:
+        if name is None or not flags & SKILL_FLAG[3] or flags & MULTIPLAYER_ONLY:
             continue
         if rooms.room_at(float(t["x"]), float(t["y"])) in wanted:
             count[name] += 1

@@ -13,7 +13,7 @@ from doomagent.env.actions import Action
 from doomagent.env.navgrid import CELL, NavGrid
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import KEY_THINGS
+from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG
 from doomagent.errors import ConfigError
 from doomagent.policies._steer import ProgressWatch, turn_toward
 
@@ -36,8 +36,6 @@ DETOURS = {
     2048: 400.0,
     2049: 400.0,  # backpack, ammo box, shell box
 }
-SKILL_FLAG = {1: 0x1, 2: 0x1, 3: 0x2, 4: 0x4, 5: 0x4}
-MULTIPLAYER_ONLY = 0x10
 
 
 @dataclass
