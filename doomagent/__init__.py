@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from doomagent import _gym_hook
+from doomagent._internal import gym_hook as _gym_hook
 from doomagent.errors import (
     ActionParseError,
     ConfigError,
@@ -35,9 +35,6 @@ from doomagent.errors import (
 )
 
 if TYPE_CHECKING:
-    from doomagent.core.context import Answer, RunContext
-    from doomagent.core.gates import episode_over, every_frames, needs_wait, runs_this_decision
-    from doomagent.core.state import DoomState
     from doomagent.env.actions import Action, parse_action
     from doomagent.env.config import EnvConfig
     from doomagent.env.doom_env import DoomEnv
@@ -49,9 +46,9 @@ if TYPE_CHECKING:
     from doomagent.eval.runner import plan_jobs, run_eval
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
-    from doomagent.limits import Coordinator, RateLimit
     from doomagent.nodes import AgentNode, ExpertsNode, PlannerNode, Policy, VisionNode, policy_node
     from doomagent.providers.base import Model, ModelRequest, ModelResponse, user_message
+    from doomagent.providers.limits import Coordinator, RateLimit
     from doomagent.providers.litellm_model import LiteLLMModel
     from doomagent.providers.resolve import resolve_model
     from doomagent.providers.settings import RoleSettings
@@ -60,17 +57,20 @@ if TYPE_CHECKING:
     from doomagent.recipes import Recipe, load_recipe
     from doomagent.rundir.summary import TrialResult
     from doomagent.rundir.usage import RoleUsage, Usage
+    from doomagent.runtime.context import Answer, RunContext
+    from doomagent.runtime.gates import episode_over, every_frames, needs_wait, runs_this_decision
+    from doomagent.runtime.state import DoomState
 
 __version__ = "0.5.0"
 
 _WHERE = {
-    "Answer": "doomagent.core.context",
-    "RunContext": "doomagent.core.context",
-    "episode_over": "doomagent.core.gates",
-    "every_frames": "doomagent.core.gates",
-    "needs_wait": "doomagent.core.gates",
-    "runs_this_decision": "doomagent.core.gates",
-    "DoomState": "doomagent.core.state",
+    "Answer": "doomagent.runtime.context",
+    "RunContext": "doomagent.runtime.context",
+    "episode_over": "doomagent.runtime.gates",
+    "every_frames": "doomagent.runtime.gates",
+    "needs_wait": "doomagent.runtime.gates",
+    "runs_this_decision": "doomagent.runtime.gates",
+    "DoomState": "doomagent.runtime.state",
     "RoleUsage": "doomagent.rundir.usage",
     "Usage": "doomagent.rundir.usage",
     "Action": "doomagent.env.actions",
@@ -90,8 +90,8 @@ _WHERE = {
     "Job": "doomagent.eval.jobs",
     "plan_jobs": "doomagent.eval.runner",
     "run_eval": "doomagent.eval.runner",
-    "Coordinator": "doomagent.limits",
-    "RateLimit": "doomagent.limits",
+    "Coordinator": "doomagent.providers.limits",
+    "RateLimit": "doomagent.providers.limits",
     "NEXT": "doomagent.graph.builder",
     "GraphBuilder": "doomagent.graph.builder",
     "Decision": "doomagent.graph.runner",

@@ -13,11 +13,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from doomagent._internal.redact import redact
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
 from doomagent.errors import ActionParseError, ConfigError, NoPlanError
 from doomagent.providers.settings import RoleSettings
-from doomagent.redact import redact
 
 Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
 ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doomagent.decisions import parse_decision
+from doomagent.answers.decisions import parse_decision
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
 

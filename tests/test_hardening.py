@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from doomagent import ConfigError, ScriptedModel, load_recipe, run_trial
-from doomagent._proc import descendants
+from doomagent._internal.proc import descendants
 from doomagent.cli import app
 from doomagent.providers.stub_server import StubServer
 from doomagent.rundir.folders import exclusive

@@ -9,7 +9,7 @@ import pytest
 from doomagent.errors import ConfigError
 from doomagent.eval.jobs import EvalLimits
 from doomagent.eval.runner import rate_limits_of
-from doomagent.limits import Coordinator, RateLimit
+from doomagent.providers.limits import Coordinator, RateLimit
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import load_recipe
 

@@ -164,7 +164,7 @@ def test_the_server_loads_weights_without_repacking_unless_asked(monkeypatch):
 
 def _llama_servers(pid):
     """Return the pids of llama.cpp servers among the descendants of `pid`."""
-    from doomagent._proc import descendants
+    from doomagent._internal.proc import descendants
 
     found = []
     for child in descendants(pid):

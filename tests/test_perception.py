@@ -6,12 +6,12 @@ import math
 
 import pytest
 
+from doomagent.answers.perception import audit, engine_report, live_enemies
+from doomagent.answers.schemas import VisionReport
 from doomagent.env import DoomEnv
 from doomagent.graph import run_trial
-from doomagent.perception import audit, engine_report, live_enemies
 from doomagent.providers import ScriptedModel
 from doomagent.recipes import load_recipe
-from doomagent.schemas import VisionReport
 
 
 @pytest.fixture(scope="module")

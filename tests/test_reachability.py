@@ -3,9 +3,9 @@
 import pytest
 
 from doomagent.cli._closing import calls_line, never_answered
-from doomagent.core.calls import Reachability
 from doomagent.errors import ProviderUnreachableError
 from doomagent.rundir.usage import RoleUsage, Usage
+from doomagent.runtime.calls import Reachability
 
 DOWN = {"type": "connection", "message": "refused"}
 BUSY = {"type": "server", "status": 503, "message": "busy"}

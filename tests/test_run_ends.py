@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from doomagent._proc import descendants
+from doomagent._internal.proc import descendants
 from doomagent.cli import app
 from doomagent.providers.stub_server import StubServer
 

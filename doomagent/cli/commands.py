@@ -144,7 +144,7 @@ def run(
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doomagent._proc import sigterm_as_interrupt
+    from doomagent._internal.proc import sigterm_as_interrupt
     from doomagent.graph import run_trial
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe

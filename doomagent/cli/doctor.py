@@ -25,7 +25,7 @@ def doctor(
     allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Check the engine, WADs, local models, provider keys and optional parts; say how to fix each."""
-    from doomagent.doctor import Finding, run_checks
+    from doomagent.cli._checks import Finding, run_checks
     from doomagent.recipes import load_recipe
 
     resolved = None

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from doomagent.eval.jobs import EvalLimits, EvalResult, Event, Job
-    from doomagent.limits import RateLimit
+    from doomagent.providers.limits import RateLimit
     from doomagent.recipes import Recipe
 
 
@@ -55,7 +55,7 @@ def eval_cmd(
     allow_outside_files: AllowOutsideOption = False,
 ) -> None:
     """Play trials of recipes in parallel (local workers or Ray); rerun the same command to resume."""
-    from doomagent._proc import sigterm_as_interrupt
+    from doomagent._internal.proc import sigterm_as_interrupt
     from doomagent.eval.jobs import EvalLimits
     from doomagent.eval.runner import rate_limits_of
     from doomagent.graph.runner import check_models
@@ -144,7 +144,7 @@ def eval_cmd(
 
 def _read_rate_limits(specs: list[str]) -> dict[str, RateLimit]:
     """Read `MODEL=LIMIT` options."""
-    from doomagent.limits import RateLimit
+    from doomagent.providers.limits import RateLimit
 
     found: dict[str, RateLimit] = {}
     for spec in specs:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from doomagent._proc import Reaper, children
+from doomagent._internal.proc import Reaper, children
 from doomagent.env._engine import EngineLink, dead_engine_hint, own_session_launcher
 from doomagent.env._recording import DemoPaths
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action

@@ -21,8 +21,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from doomagent._gym_hook import ENV_ID
-from doomagent._gym_hook import register_env as register_envs
+from doomagent._internal.gym_hook import ENV_ID
+from doomagent._internal.gym_hook import register_env as register_envs
 from doomagent.env.actions import Action
 from doomagent.env.config import EnvConfig
 from doomagent.env.doom_env import DoomEnv

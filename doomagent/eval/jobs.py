@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from doomagent.limits import Coordinator, Limits, RateLimit
+from doomagent.providers.limits import Coordinator, Limits, RateLimit
 
 
 @dataclass(frozen=True)

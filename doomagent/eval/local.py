@@ -13,9 +13,9 @@ from multiprocessing.managers import BaseManager
 from pathlib import Path
 from typing import Any
 
-from doomagent._proc import die_with_parent, sigterm_as_interrupt
+from doomagent._internal.proc import die_with_parent, sigterm_as_interrupt
 from doomagent.eval.jobs import EvalLimits, Event, Finished, Job
-from doomagent.limits import Coordinator, Limits
+from doomagent.providers.limits import Coordinator, Limits
 
 _SERVED: Coordinator | None = None  # in the limits server's process: the one Coordinator of the eval
 

@@ -23,7 +23,7 @@ from typing import Any
 from doomagent.errors import ConfigError
 from doomagent.eval.jobs import EvalLimits, Event, Finished, Job
 from doomagent.eval.sync import Delta, FolderSync, apply_delta, pack, unpack
-from doomagent.limits import Limits
+from doomagent.providers.limits import Limits
 from doomagent.recipes import Recipe, shipped_walkthrough
 
 SYNC_EVERY_S = 2.0  # seconds between a task's routine sends of its folder

@@ -22,7 +22,7 @@ from doomagent.eval.jobs import (
     Event,
     Job,
 )
-from doomagent.limits import RateLimit
+from doomagent.providers.limits import RateLimit
 from doomagent.recipes import Recipe
 from doomagent.rundir.plan import claim_folder, group_name, unfinished_trials
 

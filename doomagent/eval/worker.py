@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doomagent.eval.jobs import Event, Job
-from doomagent.limits import Limits
+from doomagent.providers.limits import Limits
 from doomagent.recipes import Recipe
 
 STEP_EVERY = 20  # frames between the step events a trial sends

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from doomagent.core.context import Answer, RunContext
-from doomagent.core.gates import episode_over, every_frames, needs_wait, runs_this_decision
-from doomagent.core.state import DoomState
 from doomagent.graph.builder import NEXT, GraphBuilder, Step, recursion_limit
 from doomagent.graph.runner import (
     Decision,
@@ -17,6 +14,9 @@ from doomagent.graph.runner import (
     write_recipe,
 )
 from doomagent.rundir.summary import TrialResult
+from doomagent.runtime.context import Answer, RunContext
+from doomagent.runtime.gates import episode_over, every_frames, needs_wait, runs_this_decision
+from doomagent.runtime.state import DoomState
 
 __all__ = [
     "NEXT",

@@ -17,9 +17,6 @@ from types import TracebackType
 from typing import Any
 
 from doomagent import rundir
-from doomagent.core.calls import Reachability, RoleGate
-from doomagent.core.context import RunContext
-from doomagent.core.state import initial_state, merge_update, state_reducers
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import EngineError, FatalProviderError, ModelServerError, ProviderUnreachableError, RunError
@@ -34,12 +31,15 @@ from doomagent.graph.checkpoint import (
     truncate_logs,
 )
 from doomagent.graph.live import LiveView
-from doomagent.limits import Limits
-from doomagent.providers.base import Model
+from doomagent.providers.base import Closable, Gated, Model, Startable, Stateful
+from doomagent.providers.limits import Limits
 from doomagent.recipes import Recipe
 from doomagent.rundir.log import RunLog
 from doomagent.rundir.summary import TrialResult, write_json
 from doomagent.rundir.usage import Usage
+from doomagent.runtime.calls import Reachability, RoleGate
+from doomagent.runtime.context import RunContext
+from doomagent.runtime.state import initial_state, merge_update, state_reducers
 
 # Errors that end a trial with outcome `error` and a summary (the trial failed; the program goes on).
 TRIAL_ERRORS = (FatalProviderError, EngineError, ModelServerError, ProviderUnreachableError)
@@ -139,7 +139,7 @@ class TrialSession:
         )
         if options.limits is not None:
             for role, model in self.models.items():
-                if hasattr(model, "gate"):
+                if isinstance(model, Gated):
                     model.gate = RoleGate(options.limits, ctx.limit_key(role), ctx.usage)
         obs, _info = env.reset(seed=self.seed, options={"record": out / rundir.DEMO} if out is not None else None)
         if saved is not None and out is not None:
@@ -151,9 +151,8 @@ class TrialSession:
 
     def _start_models(self) -> None:
         for model in self.models.values():
-            start = getattr(model, "start", None)
-            if callable(start):
-                start()
+            if isinstance(model, Startable):
+                model.start()
                 self.started.append(model)
 
     def _resume(self, saved: Checkpoint, obs: Any) -> Any:
@@ -163,9 +162,9 @@ class TrialSession:
         self.ctx.usage = Usage.from_dict(saved.usage)
         self.ctx.wait_frames = sum(int(step.get("lag", 0)) for step in self.log.steps)
         for role, model_state in saved.models.items():
-            restore = getattr(self.models.get(role), "restore_state", None)
-            if callable(restore):
-                restore(model_state)
+            model = self.models.get(role)
+            if isinstance(model, Stateful):
+                model.restore_state(model_state)
         self.path_length, self.resumes = saved.path_length, saved.resumes + 1
         self.state = dict(saved.state)
         return obs
@@ -229,9 +228,8 @@ class TrialSession:
         with contextlib.ExitStack() as cleanup:  # each step runs even if an earlier one raises
             if self.options.own_models:
                 for model in self.started:
-                    close = getattr(model, "close", None)
-                    if callable(close):
-                        cleanup.callback(close)
+                    if isinstance(model, Closable):
+                        cleanup.callback(model.close)
             cleanup.callback(self._write_summary)
             if self._checkpointer is not None:
                 cleanup.callback(self._checkpointer.close)

@@ -16,11 +16,12 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from doomagent.core.context import RunContext
-from doomagent.core.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
-from doomagent.core.state import BASE_KEYS, DECISION_END, DoomState, declared_keys, state_keys
 from doomagent.errors import ConfigError
 from doomagent.recipes import Recipe
+from doomagent.runtime.context import RunContext
+from doomagent.runtime.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
+from doomagent.runtime.protocols import Binds, CallsRoles
+from doomagent.runtime.state import BASE_KEYS, DECISION_END, DoomState, declared_keys, state_keys
 
 NodeFn = Callable[..., Any]
 Router = Callable[[Mapping[str, Any]], str]
@@ -117,7 +118,7 @@ class GraphBuilder:
         out: set[str] = set()
         for step in self.steps:
             for node in step.nodes():
-                out.update(node.roles or getattr(node.fn, "roles", ()))
+                out.update(node.roles or (node.fn.roles if isinstance(node.fn, CallsRoles) else ()))
         return frozenset(out)
 
     @property
@@ -241,7 +242,9 @@ class GraphBuilder:
 
     @staticmethod
     def _roles(fn: NodeFn, roles: Iterable[str] | None) -> tuple[str, ...]:
-        return tuple(roles) if roles is not None else tuple(getattr(fn, "roles", ()))
+        if roles is not None:
+            return tuple(roles)
+        return tuple(fn.roles) if isinstance(fn, CallsRoles) else ()
 
     # -- compiling -----------------------------------------------------------------------------
 
@@ -323,7 +326,7 @@ class GraphBuilder:
         for step in self.steps:
             for node in step.nodes():
                 assert node.fn is not None
-                fn = node.fn.bind(bound) if hasattr(node.fn, "bind") else node.fn
+                fn = node.fn.bind(bound) if isinstance(node.fn, Binds) else node.fn
                 graph.add_node(node.name, self._wrap(node.name, fn))
             if step.members:
                 graph.add_node(step.name, self._wrap(step.name, _join))

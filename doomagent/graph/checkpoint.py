@@ -2,8 +2,9 @@
 
 A checkpoint lives in `<trial>/checkpoint/`:
 
-- `graph.sqlite`: the graph state after the decision, stored by LangGraph's SqliteSaver (one checkpoint,
-  thread `trial`; its metadata names the decision);
+- `graph.sqlite`: the graph state after the decision, stored by LangGraph's SqliteSaver through its public
+  API (one thread per checkpoint, `decision-<n>`; the previous thread is deleted once meta.json names the
+  new one, so the database holds one checkpoint);
 - `meta.json`, written last (the commit point): the decision and frame, where the player stood, the byte
   length of each log (steps.jsonl, calls.jsonl, ...), usage so far, the path walked, the seed and the
   state of models that keep one (the seeded test model's random generator).
@@ -29,16 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 from doomagent import rundir
 from doomagent.errors import ConfigError, EngineError
+from doomagent.providers.base import Stateful
 from doomagent.rundir.log import RunLog, read_jsonl
 from doomagent.rundir.plan import has_checkpoint
 
 if TYPE_CHECKING:
-    from doomagent.core.context import RunContext
     from doomagent.env.doom_env import DoomEnv
     from doomagent.env.observation import Observation
+    from doomagent.runtime.context import RunContext
 
 FOLDER = rundir.CHECKPOINT
-_CONFIG = {"configurable": {"thread_id": "trial", "checkpoint_ns": ""}}
 _VERSION = 1
 
 
@@ -59,10 +60,26 @@ class Checkpoint:
     resumes: int = 0  # times the trial has gone on from a checkpoint so far
 
 
+def _config(thread: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    configurable = {"thread_id": thread, "checkpoint_ns": ""}
+    if checkpoint_id is not None:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable}
+
+
 def _saver(path: Path) -> Any:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+
+
+def _meta_thread(folder: Path) -> str | None:
+    import json
+
+    try:
+        return str(json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("thread", "trial"))
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def log_lengths(trial: Path) -> dict[str, int]:
@@ -76,6 +93,7 @@ class Checkpointer:
     def __init__(self, trial: Path) -> None:
         self.folder = trial / FOLDER
         self._saver: Any = None
+        self._thread: str | None = None  # the thread of the checkpoint meta.json names
 
     def save(self, checkpoint: Checkpoint) -> None:
         """Write a checkpoint: the graph state first, then meta.json (which makes it count), then drop the
@@ -87,10 +105,12 @@ class Checkpointer:
         if self._saver is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._saver = _saver(self.folder / "graph.sqlite")
+            self._thread = _meta_thread(self.folder)  # a resumed trial's checkpoint, replaced by this one
         saved = empty_checkpoint()
         saved["channel_values"] = checkpoint.state
+        thread = f"decision-{checkpoint.decision}"
         try:
-            stored = self._saver.put(_CONFIG, saved, {"source": "update", "step": checkpoint.decision}, {})
+            stored = self._saver.put(_config(thread), saved, {"source": "update", "step": checkpoint.decision}, {})
         except (TypeError, ValueError) as exc:
             raise ConfigError(
                 f"the graph state cannot be checkpointed: {exc}",
@@ -100,6 +120,7 @@ class Checkpointer:
         checkpoint_id = stored["configurable"]["checkpoint_id"]
         meta = {
             "version": _VERSION,
+            "thread": thread,
             "checkpoint_id": checkpoint_id,
             "decision": checkpoint.decision,
             "frame": checkpoint.frame,
@@ -113,9 +134,9 @@ class Checkpointer:
             "resumes": checkpoint.resumes,
         }
         write_json(self.folder / "meta.json", meta)
-        with self._saver.conn:  # only the checkpoint meta.json names is needed from now on
-            for table in ("checkpoints", "writes"):
-                self._saver.conn.execute(f"DELETE FROM {table} WHERE checkpoint_id != ?", (checkpoint_id,))
+        if self._thread is not None and self._thread != thread:  # only the one meta.json names is needed now
+            self._saver.delete_thread(self._thread)
+        self._thread = thread
 
     def close(self) -> None:
         """Close the database."""
@@ -143,10 +164,8 @@ def load_checkpoint(trial: Path, state_class: type | None = None) -> Checkpoint 
             return None  # a log lost lines the checkpoint counts on
     saver = _saver(folder / "graph.sqlite")
     try:
-        config = {
-            "configurable": {"thread_id": "trial", "checkpoint_ns": "", "checkpoint_id": meta.get("checkpoint_id")}
-        }
-        found = saver.get_tuple(config)
+        # 0.5's checkpoints kept every decision in one thread, `trial`
+        found = saver.get_tuple(_config(str(meta.get("thread", "trial")), meta.get("checkpoint_id")))
     except sqlite3.DatabaseError:
         found = None
     finally:
@@ -213,9 +232,8 @@ def save_trial(
     assert obs is not None
     model_states = {}
     for role, model in models.items():
-        get = getattr(model, "checkpoint_state", None)
-        if callable(get):
-            model_states[role] = get()
+        if isinstance(model, Stateful):
+            model_states[role] = model.checkpoint_state()
     checkpointer.save(
         Checkpoint(
             decision=state["decision"],

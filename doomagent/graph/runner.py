@@ -13,18 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from doomagent import rundir
-from doomagent.core.context import RunContext
 from doomagent.errors import (
     ConfigError,
 )
 from doomagent.graph._session import SessionOptions, TrialSession
 from doomagent.graph.builder import GraphBuilder
-from doomagent.limits import Limits
 from doomagent.providers.base import Model
+from doomagent.providers.limits import Limits
 from doomagent.providers.resolve import resolve_model
 from doomagent.recipes import Recipe
 from doomagent.rundir.summary import TrialResult, write_json
 from doomagent.rundir.usage import Usage
+from doomagent.runtime.context import RunContext
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from doomagent.core.context import RunContext
 from doomagent.nodes.history import CHARS_PER_TOKEN, history_line
+from doomagent.runtime.context import RunContext
 
 
 def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:

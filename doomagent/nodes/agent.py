@@ -8,15 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from doomagent.core.calls import call_model
-from doomagent.core.context import RunContext
-from doomagent.env.actions import Action
-from doomagent.errors import ActionParseError
-from doomagent.nodes.history import HISTORY_SLOT, fill_history
-from doomagent.prompts import render
-from doomagent.providers.base import ModelRequest, user_message
-from doomagent.providers.settings import RoleSettings
-from doomagent.schemas import (
+from doomagent.answers.schemas import (
     JSON_FRAME_TOKENS,
     TEXT_FRAME_TOKENS,
     decision_failure,
@@ -25,6 +17,13 @@ from doomagent.schemas import (
     parse_decision,
     reason_chars,
 )
+from doomagent.env.actions import Action
+from doomagent.errors import ActionParseError
+from doomagent.nodes.history import HISTORY_SLOT, fill_history
+from doomagent.prompts import render
+from doomagent.providers.base import ModelRequest, user_message
+from doomagent.providers.settings import RoleSettings
+from doomagent.runtime.context import RunContext
 
 
 def agent_request(
@@ -123,7 +122,7 @@ class AgentNode:
             plan=bool(self.plan),
             experts=bool(self.experts),
         )
-        response = call_model(ctx, self.role, request, decision_failure(ctx.allowed))
+        response = ctx.call(self.role, request, decision_failure(ctx.allowed))
         raw = response.text if response is not None else ""
         try:
             action, reason = parse_decision(raw, ctx.allowed)

@@ -9,12 +9,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from doomagent.core.calls import call_model
-from doomagent.core.context import RunContext
+from doomagent.answers.schemas import decision_failure, parse_decision
 from doomagent.errors import ActionParseError
 from doomagent.nodes.agent import agent_request
 from doomagent.recipes import ExpertsRole
-from doomagent.schemas import decision_failure, parse_decision
+from doomagent.runtime.context import RunContext
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class ExpertsNode:
         )
         check = decision_failure(ctx.allowed)
         with ThreadPoolExecutor(max_workers=count, thread_name_prefix="expert") as pool:
-            results = list(pool.map(lambda _: call_model(ctx, self.role, request, check), range(count)))
+            results = list(pool.map(lambda _: ctx.call(self.role, request, check), range(count)))
         moves: list[str] = []
         for i, response in enumerate(results, start=1):
             try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from doomagent.core.context import RunContext
 from doomagent.nodes.policy import PolicyNode, policy_node
 from doomagent.policies.reference import ReferenceNavigator
+from doomagent.runtime.context import RunContext
 
 
 def _reference(ctx: RunContext) -> ReferenceNavigator:

@@ -8,13 +8,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from doomagent.core.calls import call_model
-from doomagent.core.context import RunContext
+from doomagent.answers.schemas import Plan, empty_failure, parse_plan, strict_schema
 from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, user_message
 from doomagent.recipes import PlannerRole
-from doomagent.schemas import Plan, empty_failure, parse_plan, strict_schema
+from doomagent.runtime.context import RunContext
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class PlannerNode:
             schema_name="plan",
             frame=state["frame"],
         )
-        response = call_model(ctx, self.role, request, empty_failure)
+        response = ctx.call(self.role, request, empty_failure)
         update: dict[str, Any] = {"plan_frame": state["frame"]}
         if response is not None:
             steps = parse_plan(response.text).steps[:max_steps]

@@ -9,10 +9,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from langgraph.runtime import Runtime
 
-from doomagent.core.context import RunContext
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.observation import Observation
 from doomagent.errors import ActionParseError, ConfigError
+from doomagent.runtime.context import RunContext
 
 
 @runtime_checkable

@@ -9,12 +9,11 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from doomagent import rundir
-from doomagent.core.calls import call_model
-from doomagent.core.context import RunContext
-from doomagent.perception import audit, engine_report
+from doomagent.answers.perception import audit, engine_report
+from doomagent.answers.schemas import VisionReport, empty_failure, parse_vision, strict_schema
 from doomagent.prompts import render
 from doomagent.providers.base import ModelRequest, Screenshot, user_message
-from doomagent.schemas import VisionReport, empty_failure, parse_vision, strict_schema
+from doomagent.runtime.context import RunContext
 
 Perception = Literal["model", "engine", "hybrid"]
 
@@ -53,7 +52,7 @@ class VisionNode:
             schema_name="vision_report",
             frame=state["frame"],
         )
-        response = call_model(ctx, self.role, request, empty_failure)
+        response = ctx.call(self.role, request, empty_failure)
         report = parse_vision(response.text) if response and response.text.strip() else None
         update: dict[str, Any] = {}
         if report is not None:

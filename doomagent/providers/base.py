@@ -69,8 +69,10 @@ class ModelResponse:
 class Model(Protocol):
     """Anything that answers chat requests: a `name` and one method, `complete`.
 
-    A model may also have `acomplete` (async), `start()` (called before the trial, e.g. to start a
-    server) and `close()` (called after it); none is required.
+    Optional features are protocols of their own, found with isinstance: `Startable` (started before the
+    trial, e.g. a server), `Closable` (closed after it), `Stateful` (state saved in checkpoints), `Gated`
+    (takes the eval's rate-limit gate and holds every attempt, retries included, inside it). `acomplete`
+    (async) is optional too.
     """
 
     @property
@@ -81,6 +83,44 @@ class Model(Protocol):
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer a request; raise ProviderError when the provider failed."""
         ...
+
+
+@runtime_checkable
+class Startable(Protocol):
+    """A model that needs starting before the trial (a local server)."""
+
+    def start(self) -> Any:
+        """Start what the model needs."""
+        ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """A model that holds something to release after the trial."""
+
+    def close(self) -> None:
+        """Release it."""
+        ...
+
+
+@runtime_checkable
+class Stateful(Protocol):
+    """A model whose answers depend on state of its own (a random generator): checkpoints save and restore it."""
+
+    def checkpoint_state(self) -> dict[str, Any]:
+        """Return the state, JSON-like."""
+        ...
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Take back a state checkpoint_state returned."""
+        ...
+
+
+@runtime_checkable
+class Gated(Protocol):
+    """A model that sends each attempt inside `gate(request)` (a context manager yielding seconds waited)."""
+
+    gate: Any
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from typing import Any
 
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt, wait_none, wait_random_exponential
 
+from doomagent._internal.redact import scrub, secret_values
 from doomagent.errors import ErrorKind, MissingApiKeyError, ProviderError
 from doomagent.providers.base import ModelRequest, ModelResponse, wire_messages
 from doomagent.providers.settings import RoleSettings
-from doomagent.redact import scrub, secret_values
 
 # Providers that run on the user's own machine or network and take no key by default.
 _KEYLESS = ("ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "llamafile", "openai_like")

@@ -19,7 +19,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doomagent._proc import die_with_parent
+from doomagent._internal.proc import die_with_parent
 from doomagent.errors import ConfigError, EngineError
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from doomagent.errors import ConfigError
-from doomagent.limits import RateLimit
+from doomagent.providers.limits import RateLimit
 
 
 class ImageSettings(BaseModel):

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doomagent.core.calls import Check, call_model
 from doomagent.env.actions import Action
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.observation import Observation
 from doomagent.errors import ConfigError
-from doomagent.limits import Limits
-from doomagent.providers.base import Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
+from doomagent.providers.base import Gated, Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
+from doomagent.providers.limits import Limits
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import Recipe, did_you_mean
 from doomagent.rundir.log import RunLog
 from doomagent.rundir.usage import Usage
+from doomagent.runtime.calls import Check, RoleGate, attempt
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,29 @@ class RunContext:
         """Return the current frame."""
         return self.observation.frame if self.observation is not None else 0
 
+    def call(self, role: str, request: ModelRequest, check: Check | None = None) -> ModelResponse | None:
+        """Send a request to `role`'s model: the one path every model call takes (built-in nodes and `ask`).
+
+        The call is logged to calls.jsonl, counted in usage and against the eval's budget, held to the rate
+        limits; it returns None after a provider failure (logged, not raised). `check` classifies an answer
+        that arrived but is unusable (it is returned, and logged as that failure). Raises what ends the
+        trial: FatalProviderError (auth, permission, ...), ModelServerError (the local server is gone).
+        """
+        model = self.model(role)
+        gate: contextlib.AbstractContextManager[float] = contextlib.nullcontext(0.0)
+        if self.limits is not None and not (isinstance(model, Gated) and model.gate is not None):
+            gate = RoleGate(self.limits, self.limit_key(role), self.usage)(request)
+        outcome = attempt(model, request, gate, check)
+        self.log.call(outcome.record(request), request.text())
+        self.think_s += outcome.latency_s
+        self.decision_calls.append((request.role, model.name, outcome.error))
+        response = outcome.response
+        if self.limits is not None:
+            self.limits.charge(1, (response.cost or 0.0) if response else 0.0)
+        self.usage.add(request.role, outcome.usage())
+        outcome.raise_if_fatal(request)
+        return response
+
     def ask(
         self,
         role: str,
@@ -136,6 +160,6 @@ class RunContext:
             grammar=grammar,
             frame=self.frame,
         )
-        response = call_model(self, role, request, check)
+        response = self.call(role, request, check)
         failed = response is None or (check is not None and check(response.text) is not None)
         return Answer(text=response.text if response is not None else "", ok=not failed, response=response)

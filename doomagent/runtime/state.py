@@ -7,6 +7,7 @@ class to `GraphBuilder(state=...)`. `state_keys` and `state_reducers` read any s
 from __future__ import annotations
 
 import contextlib
+import functools
 import typing
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
@@ -85,11 +86,17 @@ def initial_state(obs: Any) -> dict[str, Any]:
 Reducer = Callable[[Any, Any], Any]
 
 
-def _hints(schema: type) -> dict[str, Any]:
+@functools.cache
+def _resolved(schema: type) -> tuple[tuple[str, Any], ...]:
     try:
-        return typing.get_type_hints(schema, include_extras=True)
+        return tuple(typing.get_type_hints(schema, include_extras=True).items())
     except Exception:  # an annotation that does not resolve at run time still names a key
-        return dict(getattr(schema, "__annotations__", {}))
+        return tuple(getattr(schema, "__annotations__", {}).items())
+
+
+def _hints(schema: type) -> dict[str, Any]:
+    """Return a state class's keys and their types (resolved once per class)."""
+    return dict(_resolved(schema))
 
 
 def state_keys(schema: type) -> frozenset[str]:

@@ -1,15 +1,15 @@
-"""What nodes and the graph share: the state, the run context, gates, model calls (usage: rundir.usage).
+"""What nodes and the graph share: the state, the run context (a model call is `RunContext.call`), gates, node
+protocols (usage: rundir.usage).
 
 Both `doomagent.nodes` and `doomagent.graph` import from here, never from each other's modules.
 """
 
 from __future__ import annotations
 
-from doomagent.core.calls import call_model
-from doomagent.core.context import Answer, RunContext
-from doomagent.core.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
-from doomagent.core.state import DoomState, merge_update, state_keys, state_reducers
 from doomagent.rundir.usage import RoleUsage, Usage
+from doomagent.runtime.context import Answer, RunContext
+from doomagent.runtime.gates import Gate, episode_over, every_frames, needs_wait, runs_this_decision
+from doomagent.runtime.state import DoomState, merge_update, state_keys, state_reducers
 
 __all__ = [
     "Answer",
@@ -18,7 +18,6 @@ __all__ = [
     "RoleUsage",
     "RunContext",
     "Usage",
-    "call_model",
     "episode_over",
     "every_frames",
     "merge_update",

@@ -1,4 +1,5 @@
-"""Call a role's model, log the call, and count its usage; failures are logged, not raised."""
+"""One model call's parts: the attempt (rate-limit slot, classification of what came back), its log line and
+usage, the failures that end a trial, and the per-model reachability count. `RunContext.call` puts them together."""
 
 from __future__ import annotations
 
@@ -6,15 +7,12 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from doomagent.errors import FatalProviderError, ModelServerError, ProviderError, ProviderUnreachableError, RunError
-from doomagent.limits import Limits, slot
-from doomagent.providers.base import FATAL_KINDS, ModelRequest, ModelResponse
+from doomagent.providers.base import FATAL_KINDS, Model, ModelRequest, ModelResponse
+from doomagent.providers.limits import Limits, slot
 from doomagent.rundir.usage import RoleUsage, Usage
-
-if TYPE_CHECKING:
-    from doomagent.core.context import RunContext
 
 Check = Callable[[str], "str | None"]
 
@@ -41,7 +39,7 @@ class RoleGate:
     """Hold each request to one model until the shared rate limit has room; count the waits in usage.
 
     A model with a `gate` attribute (LiteLLMModel) sends every attempt inside `with gate(request)`,
-    retries included; for any other model `call_model` wraps the whole call.
+    retries included; for any other model `RunContext.call` wraps the whole call.
     """
 
     limits: Limits
@@ -58,18 +56,68 @@ class RoleGate:
             yield waited
 
 
-def call_model(
-    ctx: RunContext, model_role: str, request: ModelRequest, check: Check | None = None
-) -> ModelResponse | None:
-    """Return the response (None after a provider failure); log the call and count it under the role.
+@dataclass
+class CallOutcome:
+    """One model call as it went: the response (None after a provider failure), the logged error, latency."""
+
+    model: str  # the model's name
+    response: ModelResponse | None
+    error: dict[str, Any] | None
+    latency_s: float
+    server_gone: ModelServerError | None = None
+
+    def record(self, request: ModelRequest) -> dict[str, Any]:
+        """Return the call's calls.jsonl line (the prompt itself is logged beside it)."""
+        response = self.response
+        return {
+            "role": request.role,
+            "frame": request.frame,
+            "model": self.model,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "response": response.text if response else None,
+            "latency_s": round(self.latency_s, 4),
+            "input_tokens": response.input_tokens if response else None,
+            "output_tokens": response.output_tokens if response else None,
+            "cost": response.cost if response else None,
+            "structured": response.structured if response else None,
+            "error": self.error,
+        }
+
+    def usage(self) -> RoleUsage:
+        """Return what the call adds to its role's usage."""
+        response = self.response
+        return RoleUsage(
+            calls=1,
+            errors=int(self.error is not None),
+            failed=int(response is None),
+            latency_s=self.latency_s,
+            input_tokens=(response.input_tokens or 0) if response else 0,
+            output_tokens=(response.output_tokens or 0) if response else 0,
+            cost=(response.cost or 0.0) if response else 0.0,
+        )
+
+    def raise_if_fatal(self, request: ModelRequest) -> None:
+        """Raise what ends the trial: the local server gone, or a failure no retry can mend (auth, ...)."""
+        if self.server_gone is not None:
+            raise self.server_gone
+        error = self.error
+        if error is not None and self.response is None and error["type"] in FATAL_KINDS:
+            raise FatalProviderError(
+                f"role {request.role} ({self.model}): {error['type'].replace('_', ' ')} error: "
+                f"{error['message'][:300]}",
+                hint=_FATAL_HINTS.get(error["type"]),
+            )
+
+
+def attempt(
+    model: Model, request: ModelRequest, gate: contextlib.AbstractContextManager[float], check: Check | None
+) -> CallOutcome:
+    """Send one request inside `gate` (a rate-limit slot, or a null context) and classify what came back.
 
     `check` classifies an answer that arrived but is unusable (empty, garbage, off the schema); such an
-    answer is logged as a failure of that type too.
+    answer is logged as a failure of that type.
     """
-    model = ctx.model(model_role)
-    gate: contextlib.AbstractContextManager[float] = contextlib.nullcontext(0.0)
-    if ctx.limits is not None and getattr(model, "gate", None) is None:
-        gate = RoleGate(ctx.limits, ctx.limit_key(model_role), ctx.usage)(request)
     response: ModelResponse | None = None
     error: dict[str, Any] | None = None
     server_gone: ModelServerError | None = None
@@ -85,54 +133,13 @@ def call_model(
         error = {"type": "model_server", "message": str(exc)[:500]}
     except RunError as exc:
         error = {"type": "other", "message": str(exc)[:500]}
-    fatal = error is not None and error["type"] in FATAL_KINDS
     if response is not None and check is not None:
         failure = check(response.text)
         if failure is not None:
             error = {"type": failure, "message": f"unusable answer: {response.text[:200]!r}"}
     measured = time.perf_counter() - start
     latency = response.latency_s if response is not None and response.latency_s is not None else measured
-    ctx.log.call(
-        {
-            "role": request.role,
-            "frame": request.frame,
-            "model": model.name,
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-            "response": response.text if response else None,
-            "latency_s": round(latency, 4),
-            "input_tokens": response.input_tokens if response else None,
-            "output_tokens": response.output_tokens if response else None,
-            "cost": response.cost if response else None,
-            "structured": response.structured if response else None,
-            "error": error,
-        },
-        request.text(),
-    )
-    ctx.think_s += latency
-    ctx.decision_calls.append((request.role, model.name, error))
-    if ctx.limits is not None:
-        ctx.limits.charge(1, (response.cost or 0.0) if response else 0.0)
-    ctx.usage.add(
-        request.role,
-        RoleUsage(
-            calls=1,
-            errors=int(error is not None),
-            failed=int(response is None),
-            latency_s=latency,
-            input_tokens=(response.input_tokens or 0) if response else 0,
-            output_tokens=(response.output_tokens or 0) if response else 0,
-            cost=(response.cost or 0.0) if response else 0.0,
-        ),
-    )
-    if server_gone is not None:
-        raise server_gone
-    if fatal and error is not None:
-        raise FatalProviderError(
-            f"role {request.role} ({model.name}): {error['type'].replace('_', ' ')} error: {error['message'][:300]}",
-            hint=_FATAL_HINTS.get(error["type"]),
-        )
-    return response
+    return CallOutcome(model.name, response, error, latency, server_gone)
 
 
 _FATAL_HINTS = {

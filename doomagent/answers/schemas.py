@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from doomagent.decisions import json_object, parse_decision
+from doomagent.answers.decisions import json_object, parse_decision
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from doomagent.answers.schemas import VisionReport
 from doomagent.env.geometry import MapGeometry
 from doomagent.env.observation import Observation, VisibleObject, bearing
 from doomagent.env.rooms import RoomMap
-from doomagent.schemas import VisionReport
 
 ITEM_CATEGORIES = ("Health", "Armor", "Ammo", "Weapon", "Key", "Powerup")
 HAZARD_NAMES = ("ExplosiveBarrel",)
