@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from doomagent.env.actions import Action, parse_action
     from doomagent.env.config import EnvConfig
     from doomagent.env.doom_env import DoomEnv
+    from doomagent.env.fake import FakeEnv
     from doomagent.env.gym_env import ENV_ID, DoomGymEnv
     from doomagent.env.observation import Observation
     from doomagent.env.outcome import Outcome
@@ -77,6 +78,7 @@ _WHERE = {
     "parse_action": "doomagent.env.actions",
     "EnvConfig": "doomagent.env.config",
     "DoomEnv": "doomagent.env.doom_env",
+    "FakeEnv": "doomagent.env.fake",
     "ENV_ID": "doomagent.env.gym_env",
     "DoomGymEnv": "doomagent.env.gym_env",
     "Observation": "doomagent.env.observation",

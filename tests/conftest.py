@@ -37,50 +37,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
 
-# The engine tier: modules whose tests all play the real engine (others mark single tests `engine`).
-ENGINE_MODULES = {
-    "test_checkpoint",
-    "test_cli_run",
-    "test_docs",
-    "test_env",
-    "test_eval",
-    "test_extend",
-    "test_faults",
-    "test_graph",
-    "test_local_model",
-    "test_paper_recipes",
-    "test_perception",
-    "test_realtime",
-    "test_scale",
-    "test_watch",
-}
-
-
-# Tests of those modules that need no engine (no game, no child process that starts one): the fast tier runs
-# them. A test listed here that starts the engine fails (see _fast_tier_starts_no_engine).
-PURE_TESTS = {
-    "test_graph": {"test_builder_errors", "test_recursion_limit_grows_with_the_frame_budget"},
-    "test_extend": {"test_custom_roles_in_recipes", "test_the_public_api_is_complete_and_typed"},
-    "test_cli_run": {
-        "test_bad_recipes_exit_2_with_one_clear_error",
-        "test_missing_provider_key_exits_2",
-        "test_unknown_recipe_name_lists_the_shipped_ones",
-    },
-    "test_perception": {
-        "test_engine_report_lists_what_the_engine_sees",
-        "test_audit_flags_a_made_up_enemy_and_a_wrong_health",
-        "test_perception_needs_a_vision_role_unless_engine",
-        "test_a_recipe_may_say_vision_engine_for_perception",
-        "test_engine_report_names_the_exit_switch_in_view_from_the_map",
-    },
-}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        pure = PURE_TESTS.get(item.path.stem, set())
-        if item.path.stem in ENGINE_MODULES and getattr(item, "originalname", item.name) not in pure:
-            item.add_marker(pytest.mark.engine)
+# Tiers are marked per test: `engine` plays the real engine, `slow` needs none but takes seconds; the fast
+# tier is -m "not engine and not slow". A test not marked `engine` that starts ViZDoom fails (below): graph
+# machinery is tested there on FakeEnv.
 
 
 @pytest.fixture(autouse=True)

@@ -19,10 +19,12 @@ def _run(args, cwd, timeout=600):
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
 
 
+@pytest.mark.engine
 def test_the_readme_has_its_blocks():
     assert len(BLOCKS) >= 8 and len(EXAMPLES) >= 3
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_block_runs(index, tmp_path):
     (tmp_path / "block.py").write_text(BLOCKS[index])
@@ -30,6 +32,7 @@ def test_readme_block_runs(index, tmp_path):
     assert done.returncode == 0, f"block {index}:\n{BLOCKS[index]}\n{done.stderr[-3000:]}"
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_example_runs(example, tmp_path):
     done = _run([sys.executable, str(example), "--max-frames", "40", "--out", "run"], tmp_path)

@@ -3,6 +3,8 @@
 import json
 from collections import Counter
 
+import pytest
+
 from doomagent.graph import run_trial
 from doomagent.providers.stub_server import FAULTS, StubServer
 from doomagent.recipes import load_recipe
@@ -20,6 +22,7 @@ KIND = {
 }
 
 
+@pytest.mark.engine
 def test_a_thousand_decisions_through_twenty_percent_faults(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     # The healthy answers hold still at the start on the easiest skill, so the player lives 2,000 frames.
@@ -52,6 +55,7 @@ def test_a_thousand_decisions_through_twenty_percent_faults(tmp_path, monkeypatc
     print(Counter(faults))
 
 
+@pytest.mark.engine
 def test_budget_caps_end_the_trial_cleanly(tmp_path):
     recipe, _ = load_recipe(
         "naive", model="test", vision_model="test", max_frames=400, overrides=["budget.max_calls=10"]
@@ -62,6 +66,7 @@ def test_budget_caps_end_the_trial_cleanly(tmp_path):
     assert (tmp_path / "summary.json").is_file()
 
 
+@pytest.mark.engine
 def test_a_cost_cap_ends_the_trial_once_the_priced_calls_reach_it(tmp_path):
     # gpt-4o's price comes from LiteLLM's bundled cost map; the server is ours, on 127.0.0.1.
     with StubServer("openai") as server:

@@ -3,6 +3,7 @@
 
 import contextlib
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,7 @@ _KEYS = st.sampled_from(["name", "strategy", "roles", "env", "walkthrough", "act
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(_KEYS | st.text(max_size=8), _json, max_size=6))
+@pytest.mark.slow
 def test_any_recipe_yaml_loads_or_gives_a_typed_error(tmp_path_factory, data):
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / "fuzz.yaml"

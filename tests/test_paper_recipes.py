@@ -7,6 +7,7 @@ import pytest
 from paper_golden import GOLDEN, RECIPES, record
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("name", RECIPES)
 def test_paper_recipe_calls_match_the_pinned_record(name):
     pinned = json.loads(GOLDEN.read_text())[name]

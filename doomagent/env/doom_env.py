@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterator
@@ -69,8 +70,7 @@ class DoomEnv:
             raise ConfigError(f"render_mode {render_mode!r} is not supported", hint="use 'rgb_array' or None")
         self.render_mode = render_mode
         self.wad_path = resolve_wad(self.config.wad)
-        self.geometry = MapGeometry(Wad(self.wad_path), self.config.map)
-        self.rooms: RoomMap = build_rooms(self.geometry, self.config.room_profile)
+        self.geometry, self.rooms = _map_and_rooms(self.wad_path, self.config.map, self.config.room_profile)
         self.tracker = RoomTracker(self.rooms, self.config.backtrack)
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
@@ -410,6 +410,22 @@ class DoomEnv:
             "room_entries": list(self.tracker.entries),
             "room_frames": dict(self.tracker.frames),
         }
+
+
+def _map_and_rooms(wad: Path, name: str, profile: Path | None) -> tuple[MapGeometry, RoomMap]:
+    """Return a map's geometry and rooms; without a profile of the user's they are read once per process
+    (the trials of an eval worker share them; a changed WAD file is read again)."""
+    if profile is not None:
+        geometry = MapGeometry(Wad(wad), name)
+        return geometry, build_rooms(geometry, profile)
+    stat = wad.stat()
+    return _shared_map(wad.resolve(), stat.st_mtime_ns, stat.st_size, name)
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_map(wad: Path, _mtime: int, _size: int, name: str) -> tuple[MapGeometry, RoomMap]:
+    geometry = MapGeometry(Wad(wad), name)
+    return geometry, build_rooms(geometry)
 
 
 def _is_engine(pid: int) -> bool:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from doomagent import rundir
+from doomagent.env.config import EnvConfig
 from doomagent.env.doom_env import DoomEnv
 from doomagent.env.outcome import FINISHED
 from doomagent.errors import EngineError, FatalProviderError, ModelServerError, ProviderUnreachableError, RunError
@@ -53,6 +54,7 @@ class SessionOptions:
     resume: bool = False
     limits: Limits | None = None
     own_models: bool = True  # close the models' servers at the end (they were built for this trial)
+    make_env: Callable[[EnvConfig], DoomEnv] = DoomEnv  # the environment from the recipe's env settings
 
 
 def over_budget(recipe: Recipe, usage: Usage) -> bool:
@@ -117,7 +119,7 @@ class TrialSession:
             clear_checkpoint(out)  # a checkpoint from an earlier start of this trial is not this one's
         self._start_models()
         walkthrough = recipe.walkthrough_text(self.recipe_dir)
-        self.env = env = DoomEnv(recipe.env)
+        self.env = env = options.make_env(recipe.env)
         if saved is not None and out is not None:
             truncate_logs(out, saved.offsets)
         self.log = log = RunLog(out, full_prompts=options.full_prompts, append=saved is not None)

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from doomagent import rundir
+from doomagent.env.config import EnvConfig
+from doomagent.env.doom_env import DoomEnv
 from doomagent.errors import (
     ConfigError,
 )
@@ -53,6 +55,7 @@ class _Options:
     full_prompts: bool = False
     resume: bool = False
     limits: Limits | None = None
+    make_env: Callable[[EnvConfig], DoomEnv] = DoomEnv
 
 
 def _role_settings(recipe: Recipe, roles: frozenset[str] | None) -> dict[str, Any]:
@@ -136,6 +139,7 @@ def stream_trial(
     full_prompts: bool = False,
     resume: bool = False,
     limits: Limits | None = None,
+    make_env: Callable[[EnvConfig], DoomEnv] = DoomEnv,
 ) -> TrialStream:
     """Start a trial and return it as a stream of decisions (see run_trial for the arguments)."""
     builder = builder or GraphBuilder.from_recipe(recipe)
@@ -152,7 +156,7 @@ def stream_trial(
                 hint="pass models={role: Model, ...} for every role, or leave models out to build them",
             )
     seed = trial if seed is None else seed
-    options = _Options(full_prompts=full_prompts, resume=resume, limits=limits)
+    options = _Options(full_prompts=full_prompts, resume=resume, limits=limits, make_env=make_env)
 
     def run(stream: TrialStream) -> Iterator[Decision]:
         return _play(stream, recipe, builder, built, trial, seed, folder, base, options, own=models is None)
@@ -173,6 +177,7 @@ def run_trial(
     full_prompts: bool = False,
     resume: bool = False,
     limits: Limits | None = None,
+    make_env: Callable[[EnvConfig], DoomEnv] = DoomEnv,
 ) -> TrialResult:
     """Play one trial and return its summary.
 
@@ -191,6 +196,8 @@ def run_trial(
         resume: go on from the checkpoint in `out` if it holds one (the recipe's `checkpoint_every` sets
             how often a trial saves one); otherwise the trial starts over.
         limits: rate limits and a budget shared with other trials (a `Coordinator`, or the eval's).
+        make_env: builds the environment from the recipe's env settings (default DoomEnv, the real engine;
+            `FakeEnv` plays the graph without one, for tests of nodes, routers and gates).
     """
     stream = stream_trial(
         recipe,
@@ -203,6 +210,7 @@ def run_trial(
         full_prompts=full_prompts,
         resume=resume,
         limits=limits,
+        make_env=make_env,
     )
     with stream:
         for decision in stream:
@@ -231,7 +239,7 @@ def _play(
     own: bool,
 ) -> Iterator[Decision]:
     graph = builder.compile()  # a graph that does not compile fails before anything starts
-    settings = SessionOptions(options.full_prompts, options.resume, options.limits, own_models=own)
+    settings = SessionOptions(options.full_prompts, options.resume, options.limits, own, options.make_env)
     session = TrialSession(
         recipe, builder, graph, models, trial=trial, seed=seed, out=out, recipe_dir=recipe_dir, options=settings
     )

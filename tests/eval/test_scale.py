@@ -22,6 +22,7 @@ runner = CliRunner()
 TEST_MODELS = ["--model", "test", "--vision-model", "test"]
 
 
+@pytest.mark.engine
 def test_four_workers_never_send_more_than_the_limit_in_any_window(tmp_path):
     requests, window = 5, 1.0
     with StubServer() as server:
@@ -42,6 +43,7 @@ def test_four_workers_never_send_more_than_the_limit_in_any_window(tmp_path):
     assert "Rate-limit waits" in (tmp_path / "report" / "report.md").read_text()
 
 
+@pytest.mark.engine
 def test_the_eval_budget_stops_trials_and_starts_no_more(tmp_path):
     cap = 150
     args = ["eval", "naive", *TEST_MODELS, "--trials", "3", "--workers", "2", "--max-frames", "200"]
@@ -60,6 +62,7 @@ def test_the_eval_budget_stops_trials_and_starts_no_more(tmp_path):
     assert "was cut by its budget (--max-calls 150)" in (tmp_path / "report" / "report.md").read_text()
 
 
+@pytest.mark.engine
 def test_bad_eval_options_are_one_line_and_exit_2(tmp_path):
     for args, said in (
         (["--rate-limit", "gpt-4o"], "not MODEL=LIMIT"),
@@ -104,6 +107,7 @@ def _summaries(out: Path) -> dict[str, dict]:
     return found
 
 
+@pytest.mark.engine
 def test_ray_plays_the_same_trials_as_local_workers_and_brings_their_folders_back(tmp_path, cluster):
     local, remote = tmp_path / "local", tmp_path / "ray"
     run_eval(_jobs(local, 3, 200), workers=2)
@@ -127,6 +131,7 @@ def test_ray_plays_the_same_trials_as_local_workers_and_brings_their_folders_bac
     assert _jobs(remote, 3, 200) == []
 
 
+@pytest.mark.engine
 def test_a_node_that_dies_mid_eval_has_its_trials_resumed_elsewhere(tmp_path, cluster):
     slow = "agent.extra={latency: 0.02}"
     whole, cut = tmp_path / "whole", tmp_path / "cut"
@@ -158,6 +163,7 @@ def test_a_node_that_dies_mid_eval_has_its_trials_resumed_elsewhere(tmp_path, cl
     cluster.add_node(num_cpus=2)  # leave the cluster as the fixture made it
 
 
+@pytest.mark.engine
 def test_the_ray_backend_says_how_to_install_ray_when_it_is_missing(monkeypatch):
     from doomagent.errors import ConfigError
     from doomagent.eval import ray_backend
@@ -168,6 +174,7 @@ def test_the_ray_backend_says_how_to_install_ray_when_it_is_missing(monkeypatch)
     assert "doomagent[ray]" in (caught.value.hint or "")
 
 
+@pytest.mark.engine
 def test_a_job_carried_to_ray_keeps_its_auto_walkthrough_and_carries_a_file(tmp_path):
     """`walkthrough: auto` is chosen where the trial plays, not a file to pack; a file walkthrough travels."""
     import tempfile

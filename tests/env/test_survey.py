@@ -31,6 +31,7 @@ def test_survey_of_a_key_map_and_of_a_boss_map():
     assert not stuck.routed and stuck.route_length is None and "blue-key switch" in stuck.why_no_route
 
 
+@pytest.mark.slow
 def test_maps_lists_every_selected_map_one_line_each():
     result = runner.invoke(app, ["maps", "freedoom2.wad", "--maps", "MAP01-MAP03"])
     assert result.exit_code == 0, result.output

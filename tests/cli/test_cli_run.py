@@ -15,6 +15,7 @@ from doomagent.cli import app
 runner = CliRunner()
 
 
+@pytest.mark.engine
 def test_run_writes_a_folder_per_trial(tmp_path):
     result = runner.invoke(
         app,
@@ -95,6 +96,7 @@ def test_unknown_recipe_name_lists_the_shipped_ones():
     assert result.exit_code == 2 and "k-levels" in result.output
 
 
+@pytest.mark.engine
 def test_ctrl_c_stops_cleanly_and_keeps_what_was_written(tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(

@@ -65,6 +65,7 @@ print(result.outcome, result.decisions, result.usage.roles["critic"].calls)
 """
 
 
+@pytest.mark.engine
 def test_a_program_from_the_readme_runs_outside_the_repo(tmp_path, monkeypatch):
     answers = iter(range(10**6))
 
@@ -106,6 +107,7 @@ def test_a_program_from_the_readme_runs_outside_the_repo(tmp_path, monkeypatch):
     assert summary["usage"]["critic"]["calls"] == int(critic_calls) and "planner" not in summary["usage"]
 
 
+@pytest.mark.engine
 def test_undeclared_keys_are_an_error_not_dropped():
     recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=6)
     builder = GraphBuilder.from_recipe(recipe).add_node("oops", lambda s: {"memroy": 1})
@@ -116,6 +118,7 @@ def test_undeclared_keys_are_an_error_not_dropped():
         GraphBuilder(state=dict)
 
 
+@pytest.mark.engine
 def test_custom_gate_on_a_custom_key_and_the_stream():
     class Counted(DoomState, total=False):
         ticks: Annotated[int, operator.add]
@@ -133,6 +136,7 @@ def test_custom_gate_on_a_custom_key_and_the_stream():
     assert decisions[-1].calls == 40 and decisions[-1].usage.roles["agent"].calls == 20
 
 
+@pytest.mark.engine
 def test_closing_a_stream_early_writes_an_interrupted_summary(tmp_path):
     recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=200)
     with stream_trial(recipe, out=str(tmp_path)) as trial:
@@ -143,6 +147,7 @@ def test_closing_a_stream_early_writes_an_interrupted_summary(tmp_path):
     assert json.loads((tmp_path / "summary.json").read_text())["outcome"] == "interrupted"
 
 
+@pytest.mark.engine
 def test_parallel_members_run_in_one_step_and_join():
     class Notes(DoomState, total=False):
         notes: Annotated[list[str], operator.add]
@@ -159,6 +164,7 @@ def test_parallel_members_run_in_one_step_and_join():
         builder.add_parallel("solo", {"c": lambda s: None})
 
 
+@pytest.mark.engine
 def test_a_branch_skips_nodes_and_bad_router_answers_are_typed():
     recipe, _ = load_recipe("plan", model="test", vision_model="test", max_frames=20)
     builder = GraphBuilder.from_recipe(recipe).add_router(
@@ -173,6 +179,7 @@ def test_a_branch_skips_nodes_and_bad_router_answers_are_typed():
         run_trial(recipe, builder=wrong)
 
 
+@pytest.mark.engine
 def test_policies_are_nodes():
     recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=30)
     plain = GraphBuilder.from_recipe(recipe).remove_node("vision").replace_node("agent", policy_node(lambda o: 0))
@@ -214,6 +221,7 @@ def test_custom_roles_in_recipes(tmp_path, monkeypatch):
         run_trial(recipe, models={"agent": SeededTestModel(0)})
 
 
+@pytest.mark.engine
 def test_a_removed_role_needs_no_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     recipe, _ = load_recipe("plan", vision_model="test", overrides=["agent.model=test"], max_frames=6)
@@ -224,6 +232,7 @@ def test_a_removed_role_needs_no_key(monkeypatch):
     assert run_trial(recipe, builder=builder).decisions == 3
 
 
+@pytest.mark.engine
 def test_the_agent_shows_the_plan_when_a_planner_is_in_the_graph():
     recipe, _ = load_recipe("walkthrough", max_frames=4)
     from doomagent.nodes import PlannerNode

@@ -66,6 +66,7 @@ def _kill_when(folder: Path, proc: subprocess.Popen, steps: int) -> int:
     raise AssertionError("the run never got that far")
 
 
+@pytest.mark.engine
 def test_a_killed_run_resumes_from_its_checkpoint_as_if_never_stopped(tmp_path):
     cli = [sys.executable, "-m", "doomagent", "run", "plan", *ARGS]
     whole = tmp_path / "whole"
@@ -96,6 +97,7 @@ def _count_lines(trial: Path, saved) -> int:
     return data.count(b"\n")
 
 
+@pytest.mark.engine
 def test_an_interrupted_library_trial_resumes_with_its_models_state(tmp_path):
     # (plan, not k-levels: three Experts draw from one seeded test model in whatever order their threads run)
     recipe, _ = load_recipe("plan", model="test", vision_model="test", max_frames=400)
@@ -117,6 +119,7 @@ def test_an_interrupted_library_trial_resumes_with_its_models_state(tmp_path):
     _same_trial(tmp_path / "whole", tmp_path / "cut")
 
 
+@pytest.mark.engine
 def test_without_resume_a_folder_with_a_checkpoint_starts_over(tmp_path):
     recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=200)
     recipe = recipe.model_copy(update={"checkpoint_every": 5})
@@ -131,6 +134,7 @@ def test_without_resume_a_folder_with_a_checkpoint_starts_over(tmp_path):
     assert len(_lines(tmp_path / "steps.jsonl")) == 100
 
 
+@pytest.mark.engine
 def test_a_checkpoint_that_does_not_match_the_engine_is_refused(tmp_path):
     recipe, _ = load_recipe("naive", model="test", vision_model="test", max_frames=200)
     recipe = recipe.model_copy(update={"checkpoint_every": 5})
@@ -146,6 +150,7 @@ def test_a_checkpoint_that_does_not_match_the_engine_is_refused(tmp_path):
     assert "not the checkpoint's" in (result.error or "")
 
 
+@pytest.mark.engine
 def test_a_killed_eval_resumes_its_trials_mid_way(tmp_path):
     cli = [sys.executable, "-m", "doomagent", "eval", "naive", *ARGS, "--trials", "2", "--workers", "2"]
     whole = tmp_path / "whole"

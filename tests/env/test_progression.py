@@ -104,12 +104,12 @@ def test_a_map_without_a_plan_says_why():
 @pytest.mark.parametrize(
     ("map_name", "wad"),
     [
-        ("E1M2", "freedoom1.wad"),
+        pytest.param("E1M2", "freedoom1.wad", marks=pytest.mark.slow),
         ("E1M4", "freedoom1.wad"),
         ("E2M2", "freedoom1.wad"),
         ("E1M8", "freedoom1.wad"),
         ("MAP01", "freedoom2.wad"),
-        ("MAP02", "freedoom2.wad"),
+        pytest.param("MAP02", "freedoom2.wad", marks=pytest.mark.slow),
     ],
 )
 def test_a_written_walkthrough_names_each_objective_in_order(map_name, wad):
@@ -155,6 +155,7 @@ def test_every_map_of_both_wads_has_a_plan_or_says_why_and_its_walkthrough_follo
     assert len(planned) >= 64 and refused == ["MAP04", "MAP30"]
 
 
+@pytest.mark.slow
 def test_plans_are_kept_on_disk_and_read_back_the_same(tmp_path, monkeypatch):
     from doomagent.env import _plan_cache, progression
 

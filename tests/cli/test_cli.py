@@ -11,6 +11,7 @@ from doomagent.cli import app
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_map_writes_a_picture_and_lists_rooms(tmp_path):
     out = tmp_path / "map.png"
     result = runner.invoke(app, ["map", "E1M1", "--out", str(out)])

@@ -20,6 +20,7 @@ def scripted(agent_replies=("ACTION: UP\nREASON: onward",)):
     }
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize(
     ("name", "planner", "experts"), [("naive", 0, 0), ("walkthrough", 0, 0), ("plan", 4, 0), ("k-levels", 4, 6)]
 )
@@ -42,6 +43,7 @@ def test_call_cadence_over_120_frames(name, planner, experts):
         assert "1. Walk east." in models["agent"].calls[1].text()
 
 
+@pytest.mark.engine
 def test_roles_carry_the_papers_settings():
     recipe, _ = load_recipe("k-levels", max_frames=4)
     models = scripted()
@@ -52,6 +54,7 @@ def test_roles_carry_the_papers_settings():
     assert not models["agent"].calls[0].has_image
 
 
+@pytest.mark.engine
 def test_garbage_answers_become_wait_and_are_fed_back(tmp_path):
     recipe, _ = load_recipe("naive", max_frames=8)
     models = scripted(["I would like to jump", "ACTION: UP\nREASON: fine"])
@@ -69,6 +72,7 @@ def test_garbage_answers_become_wait_and_are_fed_back(tmp_path):
     assert "not understood, WAIT played" in second_prompt  # and in the history
 
 
+@pytest.mark.engine
 def test_no_answer_at_all_also_waits():
     from doomagent.providers import ProviderError
 
@@ -78,6 +82,7 @@ def test_no_answer_at_all_also_waits():
     assert result.waits == 2 and result.usage.roles["agent"].errors == 2
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("path", sorted(REPO_RECIPES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_shipped_recipe_runs_a_few_decisions(path, tmp_path):
     recipe, folder = load_recipe(path, model="test:1", vision_model="test:2", max_frames=10)
@@ -93,6 +98,7 @@ def test_every_shipped_recipe_runs_a_few_decisions(path, tmp_path):
     assert (tmp_path / "summary.json").is_file() and (tmp_path / "episode.lmp").is_file()
 
 
+@pytest.mark.engine
 def test_a_custom_graph_built_through_the_public_api():
     seen = []
 
@@ -110,6 +116,7 @@ def test_a_custom_graph_built_through_the_public_api():
     assert "MEMORY: rooms visited so far: A" in models["agent"].calls[-1].text()
 
 
+@pytest.mark.engine
 def test_replace_and_remove_nodes():
     def engine_vision(state, runtime):
         obs = runtime.context.observation
@@ -136,6 +143,7 @@ def test_builder_errors():
         b.remove_node("act")
 
 
+@pytest.mark.engine
 async def test_states_hold_no_images():
     recipe, _ = load_recipe("k-levels", max_frames=6)
     builder = GraphBuilder.from_recipe(recipe)
@@ -170,6 +178,7 @@ def test_recursion_limit_grows_with_the_frame_budget():
     assert recursion_limit(120, 2, 6) >= 61 * 7
 
 
+@pytest.mark.engine
 def test_restricted_actions_are_enforced():
     recipe, _ = load_recipe("naive", max_frames=4, overrides=["actions=[UP, LEFT, WAIT]"])
     models = scripted(["ACTION: FIRE\nREASON: shoot", "ACTION: LEFT\nREASON: turn"])
@@ -179,6 +188,7 @@ def test_restricted_actions_are_enforced():
     assert Action.FIRE.value not in models["agent"].calls[0].text().split("Allowed answers:")[1].split("\n")[0]
 
 
+@pytest.mark.engine
 def test_a_recipe_can_bring_its_own_prompts(tmp_path):
     import shutil
 

@@ -17,6 +17,7 @@ def _recipe(latency: float, *more: str):
     return recipe
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize(("latency", "per_decision"), [(0.0, 2), (0.5, 35), (2.0, 140)])
 def test_a_decision_lasts_the_frames_its_model_time_is_worth(tmp_path, latency, per_decision):
     result = run_trial(_recipe(latency, "env.realtime=true"), seed=1, out=tmp_path)
@@ -28,6 +29,7 @@ def test_a_decision_lasts_the_frames_its_model_time_is_worth(tmp_path, latency, 
     assert json.loads((tmp_path / "summary.json").read_text())["wait_frames"] == result.wait_frames
 
 
+@pytest.mark.engine
 def test_with_no_model_time_real_time_plays_as_the_paused_protocol(tmp_path):
     paused = run_trial(_recipe(0.0), seed=2, out=tmp_path / "paused")
     live = run_trial(_recipe(0.0, "env.realtime=true"), seed=2, out=tmp_path / "live")
@@ -36,12 +38,14 @@ def test_with_no_model_time_real_time_plays_as_the_paused_protocol(tmp_path):
     assert live.wait_frames == 0
 
 
+@pytest.mark.engine
 def test_holding_the_last_motion_key_while_waiting_moves_the_player_further(tmp_path):
     held = run_trial(_recipe(0.5, "env.realtime=true"), seed=3)
     idle = run_trial(_recipe(0.5, "env.realtime=true", "env.realtime_hold=false"), seed=3)
     assert held.path_length > idle.path_length * 1.5
 
 
+@pytest.mark.engine
 def test_the_report_says_how_many_frames_went_by_waiting(tmp_path):
     run_trial(_recipe(0.5, "env.realtime=true"), seed=1, out=tmp_path / "runs" / "trial-000")
     (tmp_path / "runs" / "recipe.json").write_text(json.dumps(_recipe(0.5, "env.realtime=true").public_dict()))

@@ -55,6 +55,7 @@ def test_audit_flags_a_made_up_enemy_and_a_wrong_health(views):
     assert missed["enemies"] == "missed" and not missed["hallucinated"]
 
 
+@pytest.mark.engine
 def test_engine_perception_feeds_the_agent_without_a_vision_model(tmp_path):
     recipe, _ = load_recipe("naive", max_frames=140, overrides=["perception=engine"])
     agent = ScriptedModel(["ACTION: UP\nREASON: onward"])
@@ -66,6 +67,7 @@ def test_engine_perception_feeds_the_agent_without_a_vision_model(tmp_path):
     assert (tmp_path / "calls.jsonl").read_text().count('"role": "vision"') == 0
 
 
+@pytest.mark.engine
 def test_model_vision_is_audited_per_call(tmp_path):
     claims_imp = '{"room": "a hall", "enemies": ["imp"], "items": [], "hazards": [], "hud": ["health 100%"]}'
     recipe, _ = load_recipe("naive", max_frames=20, overrides=["perception=hybrid"])
@@ -95,6 +97,7 @@ def test_a_recipe_may_say_vision_engine_for_perception(tmp_path):
     assert recipe.perception == "engine" and recipe.roles.vision is None
 
 
+@pytest.mark.engine
 def test_report_shows_the_hallucination_rate(tmp_path):
     from typer.testing import CliRunner
 

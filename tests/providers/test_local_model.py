@@ -46,6 +46,7 @@ def _loopback_only(port):
     return bool(addresses) and all(a in ("0100007F", "00000000000000000000000001000000") for a in addresses)
 
 
+@pytest.mark.engine
 def test_smollm2_plays_a_short_episode_with_valid_actions_only(tmp_path, monkeypatch):
     servers = []
     original_start = LocalServer.start
@@ -71,6 +72,7 @@ def test_smollm2_plays_a_short_episode_with_valid_actions_only(tmp_path, monkeyp
         assert s.connect_ex(("127.0.0.1", server.port)) != 0  # nothing listens any more
 
 
+@pytest.mark.engine
 def test_weights_are_re_encoded_once_into_the_cache():
     first = prepare_weights("smollm2", "q8_0")
     assert first.suffixes[-2:] == [".q8_0", ".gguf"] and first.stat().st_size > 100_000_000
@@ -80,6 +82,7 @@ def test_weights_are_re_encoded_once_into_the_cache():
     assert prepare_weights("smollm2", "shipped").suffix == ".gguf" and prepare_weights("smollm2", "shipped") != first
 
 
+@pytest.mark.engine
 def test_unknown_local_models_and_encodings_are_user_errors():
     assert parse_local("local/smollm2") == ("smollm2", "q8_0")
     assert parse_local("local/gemma3-270m:shipped") == ("gemma3-270m", "shipped")
@@ -90,6 +93,7 @@ def test_unknown_local_models_and_encodings_are_user_errors():
     assert "q8_0" in err.value.hint
 
 
+@pytest.mark.engine
 def test_gemma3_270m_is_served_with_its_chat_format_and_plays_valid_actions(tmp_path):
     recipe, folder = load_recipe("local", model="local/gemma3-270m", max_frames=12)
     result = run_trial(recipe, out=tmp_path, recipe_dir=folder)
@@ -98,6 +102,7 @@ def test_gemma3_270m_is_served_with_its_chat_format_and_plays_valid_actions(tmp_
     assert all(c["model"] == "openai/gemma3-270m" and c["response"].startswith("ACTION: ") for c in calls)
 
 
+@pytest.mark.engine
 def test_serve_answers_on_loopback_until_stopped_and_refuses_unknown_weights(tmp_path):
     bad = subprocess.run([*CLI, "serve", "--weights", "q2"], capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown weight encoding 'q2'" in bad.stderr + bad.stdout
@@ -133,6 +138,7 @@ def _alive(pid):
         return False
 
 
+@pytest.mark.engine
 def test_the_server_dies_with_its_parent_even_on_sigkill():
     code = (
         "import time; from doomagent.providers.local import LocalServer; "
@@ -151,6 +157,7 @@ def test_the_server_dies_with_its_parent_even_on_sigkill():
     assert not _alive(pid)
 
 
+@pytest.mark.engine
 def test_the_server_loads_weights_without_repacking_unless_asked(monkeypatch):
     with LocalServer() as server:
         cmdline = Path(f"/proc/{server.process.pid}/cmdline").read_text().split("\0")
@@ -176,6 +183,7 @@ def _llama_servers(pid):
     return found
 
 
+@pytest.mark.engine
 def test_a_server_that_dies_mid_trial_ends_it_at_once_with_its_log(tmp_path, monkeypatch):
     from doomagent import GraphBuilder
 
@@ -203,6 +211,7 @@ def test_a_server_that_dies_mid_trial_ends_it_at_once_with_its_log(tmp_path, mon
     assert calls[-1]["error"]["type"] == "model_server" and len(calls) == 6
 
 
+@pytest.mark.engine
 def test_eval_plays_a_trial_whose_server_died_once_more(tmp_path):
     proc = subprocess.Popen(
         [*CLI, "eval", "local", "--trials", "1", "--max-frames", "40", "--workers", "1", "--out", str(tmp_path)],

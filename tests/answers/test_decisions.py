@@ -11,7 +11,8 @@ from doomagent.answers.decisions import parse_decision
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
 
-CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "answers.jsonl").read_text().splitlines()]
+DATA = Path(__file__).parent.parent / "data"
+CORPUS = [json.loads(line) for line in (DATA / "answers.jsonl").read_text().splitlines()]
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=lambda c: repr(c["text"])[:40])

@@ -17,6 +17,7 @@ def env():
     e.close()
 
 
+@pytest.mark.engine
 def test_reset_and_step_shapes(env):
     obs, info = env.reset(seed=0)
     assert obs.screen.shape == (400, 640, 3) and obs.screen.dtype == np.uint8
@@ -32,6 +33,7 @@ def test_reset_and_step_shapes(env):
     assert obs.data_url("png").startswith("data:image/png;base64,")
 
 
+@pytest.mark.engine
 def test_left_turns_and_up_walks(env):
     obs, _ = env.reset(seed=0)
     turned, *_ = env.step(Action.LEFT)
@@ -42,6 +44,7 @@ def test_left_turns_and_up_walks(env):
     assert math.dist(walked.position[:2], obs.position[:2]) > 5
 
 
+@pytest.mark.engine
 def test_motion_is_held_three_frames_into_the_next_decision():
     held = DoomEnv(stuck_frames=10**6)
     short = DoomEnv(stuck_frames=10**6, motion_hold_frames=2)
@@ -58,12 +61,14 @@ def test_motion_is_held_three_frames_into_the_next_decision():
         short.close()
 
 
+@pytest.mark.engine
 def test_unknown_action_is_a_typed_error(env):
     env.reset(seed=0)
     with pytest.raises(ActionParseError):
         env.step("JUMP")
 
 
+@pytest.mark.engine
 def test_kill_ends_with_death(env):
     env.reset(seed=0)
     env.send_command("kill")
@@ -72,6 +77,7 @@ def test_kill_ends_with_death(env):
     assert obs.hud.health <= 0
 
 
+@pytest.mark.engine
 def test_standing_still_ends_stuck_after_1000_frames(env):
     env.reset(seed=0)
     info = {}
@@ -82,6 +88,7 @@ def test_standing_still_ends_stuck_after_1000_frames(env):
     assert info["outcome"] == "stuck" and truncated and info["frame"] == 1000
 
 
+@pytest.mark.engine
 def test_frame_cap_truncates():
     e = DoomEnv(max_frames=10)
     try:
@@ -92,6 +99,7 @@ def test_frame_cap_truncates():
         e.close()
 
 
+@pytest.mark.engine
 def test_use_on_the_exit_switch_ends_with_exit(env):
     g = env.geometry
     line = g.exit_lines[0]
@@ -126,6 +134,7 @@ def _face(env, obs, heading):
     raise AssertionError("could not turn to the heading")
 
 
+@pytest.mark.engine
 def test_use_opens_the_first_door_from_the_start():
     e = DoomEnv(stuck_frames=10**6)
     try:
@@ -157,6 +166,7 @@ def test_use_opens_the_first_door_from_the_start():
         e.close()
 
 
+@pytest.mark.engine
 def test_recording_replays_to_identical_positions(tmp_path):
     demo = tmp_path / "ep.lmp"
     e = DoomEnv()
@@ -189,6 +199,7 @@ def _distance_to_lines_between(g, x, y, a, b):
     return best
 
 
+@pytest.mark.engine
 def test_room_tracker_agrees_with_the_engine_sector():
     e = DoomEnv(engine_objects=True)
     nav = ReferenceNavigator.for_map(e.rooms)
@@ -216,6 +227,7 @@ def test_room_tracker_agrees_with_the_engine_sector():
     assert {"A", "B", "C"} <= seen_rooms
 
 
+@pytest.mark.engine
 def test_bad_inputs_give_typed_errors(tmp_path):
     with pytest.raises(WadNotFoundError):
         DoomEnv(wad=tmp_path / "doom.wad")
@@ -233,6 +245,7 @@ def test_bad_inputs_give_typed_errors(tmp_path):
         e.close()
 
 
+@pytest.mark.engine
 def test_reference_navigator_finishes_e1m1_on_skill_3():
     # One seed on the real engine; the 10-seed figure is in bench/reference_navigator.py.
     e = DoomEnv(skill=3, max_frames=6000)
@@ -250,6 +263,7 @@ def test_reference_navigator_finishes_e1m1_on_skill_3():
     assert all(info["room_frames"][r] > 0 for r in "ABCD")
 
 
+@pytest.mark.engine
 def test_a_demo_in_a_deep_folder_is_recorded(tmp_path):
     """ViZDoom's new_episode(path) hangs for ever from 114 characters; a deep run folder must still record."""
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "trial-000" / "episode.lmp"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -22,6 +23,7 @@ def _lines_ok(folder):
             json.loads(line)  # raises on a truncated line
 
 
+@pytest.mark.engine
 def test_eval_then_report_then_replay(tmp_path):
     out = tmp_path / "eval"
     result = runner.invoke(
@@ -84,6 +86,7 @@ def test_eval_then_report_then_replay(tmp_path):
     assert mp4.read_bytes()[4:8] == b"ftyp" and "16 frames" in result.output
 
 
+@pytest.mark.engine
 def test_report_and_replay_errors(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2 and "no finished trials" in result.output
@@ -91,6 +94,7 @@ def test_report_and_replay_errors(tmp_path):
     assert result.exit_code == 2 and "not a trial folder" in result.output
 
 
+@pytest.mark.engine
 def test_sigkill_mid_eval_then_resume(tmp_path):
     out = tmp_path / "eval"
     cmd = [

@@ -38,6 +38,7 @@ def _steps(trial: Path) -> list[dict]:
     return [json.loads(line) for line in (trial / "steps.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.engine
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
     result = runner.invoke(app, ["watch", str(tmp_path)])
     assert result.exit_code == 2 and "is not a run or eval folder" in result.output
@@ -45,6 +46,7 @@ def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
     assert result.exit_code == 2 and "is not a folder" in result.output
 
 
+@pytest.mark.engine
 def test_folders_of_earlier_versions_show_from_their_logs(tmp_path):
     from starlette.testclient import TestClient
 
@@ -68,6 +70,7 @@ def test_folders_of_earlier_versions_show_from_their_logs(tmp_path):
         assert client.get("/api/frame/trial-000?decision=999").status_code == 400
 
 
+@pytest.mark.engine
 def test_an_eval_over_several_maps_shows_each_trial_on_its_own_map(tmp_path):
     from starlette.testclient import TestClient
 
@@ -103,6 +106,7 @@ def test_an_eval_over_several_maps_shows_each_trial_on_its_own_map(tmp_path):
         assert client.get("/api/map", params={"trial": "nope"}).status_code == 404
 
 
+@pytest.mark.engine
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_the_browser_shows_a_trial_live_then_scrubs_its_replay(tmp_path):
     from playwright.sync_api import sync_playwright
