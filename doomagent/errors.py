@@ -1,7 +1,10 @@
-"""Typed errors: user errors say what was wrong and how to fix it; run errors say what broke."""
+"""Typed errors: user errors say what was wrong and how to fix it; run errors say what broke. (`did_you_mean`
+writes the closest known name into a message.)"""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from typing import Literal
 
 
@@ -106,3 +109,9 @@ class ProviderUnreachableError(RunError):
 
 class DiskError(RunError):
     """Raise when writing run files failed at run time (disk full, folder gone or read-only)."""
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """Return `; did you mean 'plan'?` for the closest of `choices`, or "" when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -9,17 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from doomagent import rundir
-from doomagent.cli._common import AllowOutsideOption, ProfileOption, WadOption, _fail, app, err, out
+from doomagent.cli._common import AllowOutsideOption, ProfileOption, WadOption, _fail, app, out
 from doomagent.errors import ConfigError, DoomAgentError
 
 if TYPE_CHECKING:
-    from rich.progress import TaskID
-
     from doomagent.env.config import EnvConfig
-    from doomagent.graph.runner import Decision
 
 
 @app.command("map")
@@ -142,14 +138,8 @@ def run(
     """Play a recipe with its models and write every step, call, demo and summary to a run folder."""
     import time
 
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from doomagent._internal.proc import sigterm_as_interrupt
-    from doomagent.graph import run_trial
     from doomagent.graph.runner import check_models
     from doomagent.recipes import load_recipe
-    from doomagent.rundir.folders import disk_error, exclusive
-    from doomagent.rundir.plan import plan_run
 
     if resume and overwrite:
         _fail(ConfigError("give --resume or --overwrite, not both"))
@@ -167,68 +157,10 @@ def run(
     except DoomAgentError as exc:
         _fail(exc)
     folder = out_dir or Path("runs") / f"{resolved.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    total = resolved.env.max_frames or 100_000
-    columns = [
-        TextColumn("trial {task.fields[trial]}"),
-        BarColumn(bar_width=16),
-        TextColumn("{task.completed:.0f}/{task.total:.0f}"),
-        TextColumn("{task.fields[info]}", markup=False),
-        TimeElapsedColumn(),
-    ]
-    results = []
-    try:
-        with exclusive(folder, f"doomagent run {recipe}"), sigterm_as_interrupt():
-            todo = plan_run(folder, resolved, trials, resume=resume, overwrite=overwrite)
-            with Progress(*columns, console=out, transient=False) as bar:
-                for i in todo:
-                    task = bar.add_task("", total=total, trial=i, info="")
+    from doomagent.cli._play import RunPlan, close_run, play_trials
 
-                    def show(p: Decision, task: TaskID = task) -> None:
-                        info = f"{p.room or '-'} hp {p.health} {p.action:<12} {p.calls} calls {p.tokens} tok"
-                        bar.update(task, completed=p.frame, info=f"{info} ${p.cost:.3f}")
-
-                    result = run_trial(
-                        resolved,
-                        trial=i,
-                        seed=seed + i,
-                        out=folder / f"trial-{i:03d}",
-                        recipe_dir=recipe_dir,
-                        on_progress=show,
-                        full_prompts=full_prompts,
-                        resume=True,  # a cut trial that plan_run kept goes on from its checkpoint
-                    )
-                    results.append(result)
-                    if result.outcome == "error":
-                        break
-    except KeyboardInterrupt:
-        err.print(f"stopped: everything up to now is in {folder}; --resume plays the rest")
-        raise typer.Exit(130) from None
-    except DoomAgentError as exc:
-        _fail(exc)
-    except OSError as exc:
-        _fail(disk_error(exc))
-    from doomagent.cli._closing import never_answered, trial_lines
-
-    for r in results:
-        for line in trial_lines(r):
-            out.print(line)
-    out.print(f"wrote {folder}")
-    failed = [r for r in results if r.outcome == "error"]
-    if failed:
-        err.print(Text.assemble(("error: ", "bold red"), failed[0].error or "the provider failed"))
-        raise typer.Exit(1)
-    silent = [(r, roles) for r in results if (roles := never_answered(r.usage))]
-    if silent:
-        r, roles = silent[0]
-        err.print(
-            Text.assemble(
-                ("error: ", "bold red"),
-                f"no call of role {', '.join(roles)} got an answer in trial {r.trial} "
-                f"({r.usage.roles[roles[0]].calls} calls, all failed)",
-            )
-        )
-        err.print(Text.assemble(("hint: ", "yellow"), f"see {folder}/trial-*/calls.jsonl; `doomagent doctor`"))
-        raise typer.Exit(1)
+    plan = RunPlan(resolved, recipe_dir, folder, trials, seed, full_prompts, resume, overwrite)
+    close_run(play_trials(plan, f"doomagent run {recipe}"), folder)
 
 
 @app.command()

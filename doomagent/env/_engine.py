@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from doomagent.errors import EngineError
+from doomagent.errors import ConfigError, EngineError
 
 T = TypeVar("T")
 
@@ -175,3 +175,48 @@ def abandon(game: object) -> None:
 def abandoned_engines() -> int:
     """Return how many engines died in this process (their games could not be closed)."""
     return len(_ABANDONED)
+
+
+# The game variables DoomEnv asks the engine for, in this order.
+AMMO_VARIABLES = {"bullets": "AMMO2", "shells": "AMMO3", "rockets": "AMMO5", "cells": "AMMO6"}
+GAME_VARIABLES = (
+    "POSITION_X",
+    "POSITION_Y",
+    "POSITION_Z",
+    "ANGLE",
+    "HEALTH",
+    "ARMOR",
+    "SELECTED_WEAPON",
+    "SELECTED_WEAPON_AMMO",
+    *AMMO_VARIABLES.values(),
+    *(f"WEAPON{i}" for i in range(1, 8)),
+    "KILLCOUNT",
+    "ITEMCOUNT",
+    "SECRETCOUNT",
+)
+WARMUP_TICS = 10
+VARIABLE_INDEX = {name: i for i, name in enumerate(GAME_VARIABLES)}
+
+
+def is_engine(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("vizdoom")
+    except OSError:
+        return False
+
+
+def engine_failure(exc: Exception) -> Exception:
+    """Return an EngineError for the engine's own exceptions (it died or stopped); others unchanged."""
+    if type(exc).__module__.startswith("vizdoom") or "ViZDoom" in type(exc).__name__:
+        return EngineError(
+            f"the ViZDoom engine stopped unexpectedly ({type(exc).__name__}: {exc})", hint=dead_engine_hint()
+        )
+    return exc
+
+
+def demo_file(demo: str | Path) -> Path:
+    """Return a demo's path; ConfigError when there is no such file."""
+    path = Path(demo)
+    if not path.is_file():
+        raise ConfigError(f"demo file not found: {path}")
+    return path

@@ -16,11 +16,9 @@ from typing import Literal
 import numpy as np
 
 from doomagent.env import _triggers, specials
-from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
 from doomagent.env.specials import Key
 
-MAX_STEP = 24
-MIN_HEADROOM = 56
 PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
 PICKUP_REACH = 36  # player radius 16 + a key's radius 20
 USE_RANGE = 64  # how far a player reaches to use a line
@@ -130,9 +128,8 @@ class _World:
         sites = self._sites(line, kind.trigger, front, back)
         if kind.effect in ("exit", "secret_exit"):
             if sites:
-                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit switch", line=line)
-                if kind.trigger == "walk":
-                    act = _Action("exit", sites, mid, frozenset({"exit"}), needs, "the exit line", line=line)
+                name = "the exit line" if kind.trigger == "walk" else "the exit switch"
+                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, name, line=line)
                 (self.exits if kind.effect == "exit" else self.secret_exits).append(act)
             return
         if kind.effect == "none":

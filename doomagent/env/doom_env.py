@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from collections.abc import Iterator
@@ -12,36 +11,26 @@ from typing import Any, ClassVar
 import numpy as np
 
 from doomagent._internal.proc import Reaper, children
-from doomagent.env._engine import EngineLink, dead_engine_hint, own_session_launcher
+from doomagent.env._engine import (
+    AMMO_VARIABLES,
+    GAME_VARIABLES,
+    VARIABLE_INDEX,
+    WARMUP_TICS,
+    EngineLink,
+    demo_file,
+    engine_failure,
+    is_engine,
+    own_session_launcher,
+)
+from doomagent.env._maps import map_and_rooms
 from doomagent.env._recording import DemoPaths
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
 from doomagent.env.config import EnvConfig
-from doomagent.env.geometry import MapGeometry, resolve_wad
+from doomagent.env.geometry import resolve_wad
 from doomagent.env.observation import Hud, Observation, VisibleObject, bearing
 from doomagent.env.outcome import Outcome
-from doomagent.env.rooms import RoomMap, build_rooms
 from doomagent.env.tracker import RoomTracker
-from doomagent.env.wad import Wad
 from doomagent.errors import ConfigError, EngineError
-
-_AMMO = {"bullets": "AMMO2", "shells": "AMMO3", "rockets": "AMMO5", "cells": "AMMO6"}
-_VARS = (
-    "POSITION_X",
-    "POSITION_Y",
-    "POSITION_Z",
-    "ANGLE",
-    "HEALTH",
-    "ARMOR",
-    "SELECTED_WEAPON",
-    "SELECTED_WEAPON_AMMO",
-    *_AMMO.values(),
-    *(f"WEAPON{i}" for i in range(1, 8)),
-    "KILLCOUNT",
-    "ITEMCOUNT",
-    "SECRETCOUNT",
-)
-_WARMUP_TICS = 10
-_IX = {name: i for i, name in enumerate(_VARS)}
 
 
 class DoomEnv:
@@ -70,7 +59,7 @@ class DoomEnv:
             raise ConfigError(f"render_mode {render_mode!r} is not supported", hint="use 'rgb_array' or None")
         self.render_mode = render_mode
         self.wad_path = resolve_wad(self.config.wad)
-        self.geometry, self.rooms = _map_and_rooms(self.wad_path, self.config.map, self.config.room_profile)
+        self.geometry, self.rooms = map_and_rooms(self.wad_path, self.config.map, self.config.room_profile)
         self.tracker = RoomTracker(self.rooms, self.config.backtrack)
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
@@ -109,11 +98,11 @@ class DoomEnv:
         game.set_labels_buffer_enabled(c.objects)
         game.set_objects_info_enabled(c.engine_objects)
         game.set_available_buttons([getattr(vzd.Button, b) for b in BUTTON_NAMES])
-        game.set_available_game_variables([getattr(vzd.GameVariable, v) for v in _VARS])
+        game.set_available_game_variables([getattr(vzd.GameVariable, v) for v in GAME_VARIABLES])
         game.set_episode_timeout(0)
         # The engine ignores turning for the first tics of a level; start the episode after them
         # so that frame 0 is the first frame the player controls.
-        game.set_episode_start_time(_WARMUP_TICS)
+        game.set_episode_start_time(WARMUP_TICS)
         game.add_game_args("+vid_forcesurface 0 +cl_run 0")
         if c.cheats:
             game.add_game_args("+sv_cheats 1")
@@ -123,7 +112,7 @@ class DoomEnv:
         except Exception as exc:  # vizdoom raises its own exception types
             raise EngineError(f"ViZDoom failed to start with {self.wad_path.name} {c.map}: {exc}") from exc
         # The engine is a process of its own that ignores our death: have it killed if we die unannounced.
-        self._engine_pids = {p for p in children() - before if _is_engine(p)}
+        self._engine_pids = {p for p in children() - before if is_engine(p)}
         self._reaper = Reaper(self._engine_pids)
         self._link = EngineLink(game, self._engine_pids)
         return game
@@ -149,10 +138,7 @@ class DoomEnv:
         self._running = False
         self._frame = 0
         self._done = False
-        x, y = (
-            self._game.get_game_variable(_vzd().GameVariable.POSITION_X),
-            self._game.get_game_variable(_vzd().GameVariable.POSITION_Y),
-        )
+        x, y = self._position()
         self.tracker.reset(0, x, y)
         self._anchor = (x, y, 0)
         self._obs = self._observe()
@@ -235,10 +221,7 @@ class DoomEnv:
 
     def replay(self, demo: str | Path, *, every: int = 1) -> Iterator[Observation]:
         """Replay a recorded demo headless, yielding an observation every `every` tics."""
-        path = Path(demo)
-        if not path.is_file():
-            raise ConfigError(f"demo file not found: {path}")
-        self._start_replay(path)
+        self._start_replay(demo_file(demo))
         while not self._game.is_episode_finished():
             if self._frame % every == 0:
                 self._obs = self._observe()
@@ -252,9 +235,7 @@ class DoomEnv:
 
         Seeking forward renders only the asked-for tic, so scrubbing is fast; seeking back restarts the demo.
         """
-        path = Path(demo)
-        if not path.is_file():
-            raise ConfigError(f"demo file not found: {path}")
+        path = demo_file(demo)
         game = self._game
         if self._replaying != path or frame < self._frame or self._obs is None:
             self._start_replay(path)
@@ -288,7 +269,7 @@ class DoomEnv:
         except EngineError:
             raise
         except Exception as exc:
-            raise _engine_failure(exc) from exc
+            raise engine_failure(exc) from exc
 
     def _new_episode(self, seed: int | None, record: Path | None) -> None:
         if seed is not None:
@@ -343,12 +324,12 @@ class DoomEnv:
         sector = self.geometry.sector_at(x, y)
         room = self.tracker.update_sector(self._frame, sector)
         hud = Hud(
-            health=int(v[_IX["HEALTH"]]),
-            armor=int(v[_IX["ARMOR"]]),
-            ammo={k: int(v[_IX[name]]) for k, name in _AMMO.items()},
-            weapon=int(v[_IX["SELECTED_WEAPON"]]),
-            weapon_ammo=int(v[_IX["SELECTED_WEAPON_AMMO"]]),
-            weapons=tuple(i for i in range(1, 8) if v[_IX[f"WEAPON{i}"]] > 0),
+            health=int(v[VARIABLE_INDEX["HEALTH"]]),
+            armor=int(v[VARIABLE_INDEX["ARMOR"]]),
+            ammo={k: int(v[VARIABLE_INDEX[name]]) for k, name in AMMO_VARIABLES.items()},
+            weapon=int(v[VARIABLE_INDEX["SELECTED_WEAPON"]]),
+            weapon_ammo=int(v[VARIABLE_INDEX["SELECTED_WEAPON_AMMO"]]),
+            weapons=tuple(i for i in range(1, 8) if v[VARIABLE_INDEX[f"WEAPON{i}"]] > 0),
         )
         objects: tuple[VisibleObject, ...] = ()
         if self.config.objects and state.labels:
@@ -410,38 +391,6 @@ class DoomEnv:
             "room_entries": list(self.tracker.entries),
             "room_frames": dict(self.tracker.frames),
         }
-
-
-def _map_and_rooms(wad: Path, name: str, profile: Path | None) -> tuple[MapGeometry, RoomMap]:
-    """Return a map's geometry and rooms; without a profile of the user's they are read once per process
-    (the trials of an eval worker share them; a changed WAD file is read again)."""
-    if profile is not None:
-        geometry = MapGeometry(Wad(wad), name)
-        return geometry, build_rooms(geometry, profile)
-    stat = wad.stat()
-    return _shared_map(wad.resolve(), stat.st_mtime_ns, stat.st_size, name)
-
-
-@functools.lru_cache(maxsize=8)
-def _shared_map(wad: Path, _mtime: int, _size: int, name: str) -> tuple[MapGeometry, RoomMap]:
-    geometry = MapGeometry(Wad(wad), name)
-    return geometry, build_rooms(geometry)
-
-
-def _is_engine(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("vizdoom")
-    except OSError:
-        return False
-
-
-def _engine_failure(exc: Exception) -> Exception:
-    """Return an EngineError for the engine's own exceptions (it died or stopped); others unchanged."""
-    if type(exc).__module__.startswith("vizdoom") or "ViZDoom" in type(exc).__name__:
-        return EngineError(
-            f"the ViZDoom engine stopped unexpectedly ({type(exc).__name__}: {exc})", hint=dead_engine_hint()
-        )
-    return exc
 
 
 def _vzd() -> Any:

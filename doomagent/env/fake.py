@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from doomagent.env._engine import GAME_VARIABLES
 from doomagent.env.actions import BUTTON_NAMES
 from doomagent.env.config import EnvConfig
-from doomagent.env.doom_env import _VARS, DoomEnv
+from doomagent.env.doom_env import DoomEnv
 
 WALK = 8.0  # map units a tic
 TURN = 5.0  # degrees a tic
@@ -111,13 +112,13 @@ class FakeGame:
 
     def get_game_variable(self, variable: Any) -> float:
         """Return one game variable (POSITION_X/Y and ANGLE move; the rest are a fresh player's)."""
-        return self._variables()[_VARS.index(variable.name)]
+        return self._variables()[GAME_VARIABLES.index(variable.name)]
 
     def _variables(self) -> list[float]:
         values = {"POSITION_X": self.x, "POSITION_Y": self.y, "ANGLE": self.angle, "HEALTH": 100.0}
         values |= {"SELECTED_WEAPON": 2.0, "SELECTED_WEAPON_AMMO": 50.0, "AMMO2": 50.0, "WEAPON1": 1.0}
         values["WEAPON2"] = 1.0
-        return [values.get(name, 0.0) for name in _VARS]
+        return [values.get(name, 0.0) for name in GAME_VARIABLES]
 
     def get_state(self) -> _State | None:
         """Return the screen and variables (None once the episode is over, as ViZDoom does)."""

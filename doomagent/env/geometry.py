@@ -14,6 +14,8 @@ from doomagent.env.wad import NO_SIDE, Wad
 from doomagent.errors import WadFormatError, WadNotFoundError
 
 ML_BLOCKING = 0x0001
+MAX_STEP = 24  # the highest floor step a player climbs
+MIN_HEADROOM = 56  # the player's height
 ML_TWO_SIDED = 0x0004
 ML_SECRET = 0x0020
 _SUBSECTOR = 0x8000

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from doomagent.env.geometry import MapGeometry
     from doomagent.env.progression import ProgressionPlan
 
 _DOOR_RGB = (1.0, 0.55, 0.0)
@@ -50,7 +51,6 @@ def draw_map(
 ) -> None:
     """Draw the map onto `ax` in map units (y up); pass `raster` (room_raster's result) to reuse it."""
     import matplotlib.pyplot as plt
-    from matplotlib.collections import LineCollection
 
     g = room_map.geometry
     grid, extent = raster if raster is not None else room_raster(room_map)
@@ -65,15 +65,7 @@ def draw_map(
     rgba[grid == -1] = (1, 1, 1, 0)
     ax.imshow(rgba, origin="lower", extent=extent, interpolation="nearest", zorder=0)
 
-    a = g.vertices[g.line_v[:, 0]]
-    b = g.vertices[g.line_v[:, 1]]
-    segs: Any = np.stack([a, b], axis=1)  # (N, 2, 2) segments; matplotlib's stubs want nested sequences
-    one_sided = g.line_back < 0
-    door_sectors = np.array(sorted(g.doors), dtype=np.int64)
-    is_door = np.isin(g.line_front, door_sectors) | np.isin(g.line_back, door_sectors)
-    ax.add_collection(LineCollection(segs[~one_sided & ~is_door], colors="0.55", linewidths=0.4, zorder=1))
-    ax.add_collection(LineCollection(segs[one_sided & ~is_door], colors="black", linewidths=0.9, zorder=2))
-    ax.add_collection(LineCollection(segs[is_door], colors=[_DOOR_RGB], linewidths=2.0, zorder=3))
+    _draw_lines(g, ax)
 
     if show_route and room_map.route is not None:
         pts = np.array(room_map.route.points)
@@ -91,27 +83,7 @@ def draw_map(
         ex, ey = g.line_midpoint(g.exit_lines[0])
         ax.plot(ex, ey, marker="*", ms=17, color="gold", mec="black", zorder=6, label="exit")
     if show_labels:
-        gx0, gx1, gy0, gy1 = extent
-        rows, cols = grid.shape
-        for i, room in enumerate(room_map.rooms):
-            yy, xx = np.nonzero(grid == i)
-            if not len(xx):
-                continue
-            k = np.argmin((xx - xx.mean()) ** 2 + (yy - yy.mean()) ** 2)
-            px = gx0 + (xx[k] + 0.5) * (gx1 - gx0) / cols
-            py = gy0 + (yy[k] + 0.5) * (gy1 - gy0) / rows
-            weight = "bold" if room.on_route else "normal"
-            ax.text(
-                px,
-                py,
-                room.label,
-                ha="center",
-                va="center",
-                fontsize=11 if room.on_route else 8,
-                weight=weight,
-                zorder=7,
-                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.8, "lw": 0},
-            )
+        _label_rooms(room_map, ax, grid, extent)
     x0, y0, x1, y1 = g.bounds
     pad = 0.03 * max(x1 - x0, y1 - y0)
     ax.set_xlim(x0 - pad, x1 + pad)
@@ -119,6 +91,46 @@ def draw_map(
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
+
+
+def _draw_lines(g: MapGeometry, ax: Axes) -> None:
+    """Draw the map's lines: walls black, steps grey, doors in the door colour."""
+    from matplotlib.collections import LineCollection
+
+    a = g.vertices[g.line_v[:, 0]]
+    b = g.vertices[g.line_v[:, 1]]
+    segs: Any = np.stack([a, b], axis=1)  # (N, 2, 2) segments; matplotlib's stubs want nested sequences
+    one_sided = g.line_back < 0
+    door_sectors = np.array(sorted(g.doors), dtype=np.int64)
+    is_door = np.isin(g.line_front, door_sectors) | np.isin(g.line_back, door_sectors)
+    ax.add_collection(LineCollection(segs[~one_sided & ~is_door], colors="0.55", linewidths=0.4, zorder=1))
+    ax.add_collection(LineCollection(segs[one_sided & ~is_door], colors="black", linewidths=0.9, zorder=2))
+    ax.add_collection(LineCollection(segs[is_door], colors=[_DOOR_RGB], linewidths=2.0, zorder=3))
+
+
+def _label_rooms(room_map: RoomMap, ax: Axes, grid: np.ndarray, extent: tuple[float, float, float, float]) -> None:
+    """Write each room's label at its most central cell (route rooms larger and bold)."""
+    gx0, gx1, gy0, gy1 = extent
+    rows, cols = grid.shape
+    for i, room in enumerate(room_map.rooms):
+        yy, xx = np.nonzero(grid == i)
+        if not len(xx):
+            continue
+        k = np.argmin((xx - xx.mean()) ** 2 + (yy - yy.mean()) ** 2)
+        px = gx0 + (xx[k] + 0.5) * (gx1 - gx0) / cols
+        py = gy0 + (yy[k] + 0.5) * (gy1 - gy0) / rows
+        weight = "bold" if room.on_route else "normal"
+        ax.text(
+            px,
+            py,
+            room.label,
+            ha="center",
+            va="center",
+            fontsize=11 if room.on_route else 8,
+            weight=weight,
+            zorder=7,
+            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.8, "lw": 0},
+        )
 
 
 _KEY_RGB = {"blue": "#1f5fd6", "yellow": "#f2c200", "red": "#d62728"}

@@ -9,12 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from doomagent.env.geometry import ML_BLOCKING, MapGeometry
+from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
 
 CELL = 16.0  # map units per grid cell
 RADIUS = 16.0  # the player's radius: cells closer than this to a wall are not walkable
-MAX_STEP = 24
-MIN_HEADROOM = 56
 HAZARD_SPECIALS = frozenset({4, 5, 7, 11, 16})  # sector specials that hurt: nukage, slime, lava
 HAZARD_COST = 8.0  # a step on a hurting floor costs as much as this many steps on a safe one
 

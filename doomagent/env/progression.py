@@ -18,96 +18,14 @@ import dataclasses
 import heapq
 import itertools
 import math
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
-from doomagent.env._plan_world import MAX_STEP, ObjectiveKind, _Action, _Walk, _World
+from doomagent.env._plan_types import Leg, Objective, ProgressionPlan, plan_data, plan_from_data
+from doomagent.env._plan_world import MAX_STEP, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
-from doomagent.env.specials import Key
 from doomagent.errors import NoPlanError
 
 SEARCH_BUDGET = 400  # states the search may expand before it gives up
-
-
-@dataclass(frozen=True)
-class Objective:
-    """One step of a map's progression, where it happens and what it does."""
-
-    kind: ObjectiveKind
-    where: tuple[float, float]
-    sector: int
-    text: str  # what it is, in a few words: "the blue keycard", "a switch that lowers a floor"
-    key: Key | None = None  # the key picked up (key) or needed (door, locked switch)
-    tag: int | None = None  # the sector tag a switch, trigger or boss death sets off
-    line: int | None = None
-    moves: tuple[int, ...] = ()  # sectors it sets moving
-
-
-@dataclass(frozen=True)
-class Leg:
-    """The walk from one objective (or the start) to the next."""
-
-    points: tuple[tuple[float, float], ...]
-    lines: tuple[int, ...]  # lines crossed, teleport lines included
-    sectors: tuple[int, ...]  # the sector at each point (repeats where a point stays in its sector)
-    length: float
-
-
-@dataclass(frozen=True)
-class ProgressionPlan:
-    """A map's objectives in order (the exit last) and the legs walked between them."""
-
-    map: str
-    objectives: tuple[Objective, ...]
-    legs: tuple[Leg, ...]  # legs[i] ends at objectives[i]
-    strict: bool = True  # False: the route climbs steps higher than 24 units (see climbs)
-    climbs: tuple[int, ...] = ()  # lines the route climbs that the WAD shows no lift or trigger for
-
-    @property
-    def length(self) -> float:
-        """Return the walking length of the whole route in map units."""
-        return sum(leg.length for leg in self.legs)
-
-    @property
-    def keys(self) -> tuple[Key, ...]:
-        """Return the keys picked up, in order."""
-        return tuple(o.key for o in self.objectives if o.kind == "key" and o.key is not None)
-
-    @property
-    def sectors(self) -> tuple[int, ...]:
-        """Return the sectors the route passes, in order, without repeats in a row."""
-        out: list[int] = []
-        for leg in self.legs:
-            for s in leg.sectors:
-                if not out or out[-1] != s:
-                    out.append(s)
-        return tuple(out)
-
-    @property
-    def points(self) -> tuple[tuple[float, float], ...]:
-        """Return the route's points from the start to the exit."""
-        out: list[tuple[float, float]] = []
-        for leg in self.legs:
-            out.extend(leg.points if not out else leg.points[1:])
-        return tuple(out)
-
-    @property
-    def lines(self) -> tuple[int, ...]:
-        """Return the lines crossed, in order."""
-        return tuple(line for leg in self.legs for line in leg.lines)
-
-    def summary(self) -> str:
-        """Return the objectives in one line: `blue key > blue door > switch (tag 5) > exit`."""
-        return " > ".join(_short(o) for o in self.objectives)
-
-
-def _short(o: Objective) -> str:
-    if o.kind in ("key", "door"):
-        return f"{o.key} {'key' if o.kind == 'key' else 'door'}"
-    if o.kind in ("switch", "walk", "shoot"):
-        return f"{o.kind} (tag {o.tag})"
-    return o.kind
 
 
 def _leg(walk: _Walk, node: object, where: tuple[float, float], sec: int, length: float) -> Leg:
@@ -354,13 +272,13 @@ def plan_for(g: MapGeometry) -> ProgressionPlan:
         stored = _plan_cache.load(g)
         found: ProgressionPlan | NoPlanError | None = None
         if stored is not None:
-            found = _from_data(stored)
+            found = plan_from_data(stored)
         if found is None:
             try:
                 found = plan_map(g)
             except NoPlanError as exc:
                 found = exc
-            _plan_cache.store(g, _to_data(found))
+            _plan_cache.store(g, plan_data(found))
         _PLANS[key] = found
     plan = _PLANS[key]
     if isinstance(plan, NoPlanError):
@@ -369,29 +287,6 @@ def plan_for(g: MapGeometry) -> ProgressionPlan:
 
 
 _PLANS: dict[str, ProgressionPlan | NoPlanError] = {}
-
-
-def _to_data(found: ProgressionPlan | NoPlanError) -> dict[str, Any]:
-    if isinstance(found, NoPlanError):
-        return {"why": found.message}
-    return dataclasses.asdict(found)
-
-
-def _from_data(data: dict[str, Any]) -> ProgressionPlan | NoPlanError | None:
-    """Return the plan (or the error) stored as data, or None for data this version cannot read."""
-    if "why" in data:
-        return NoPlanError(str(data["why"]))
-    try:
-        objectives = tuple(
-            Objective(**{**o, "where": tuple(o["where"]), "moves": tuple(o["moves"])}) for o in data["objectives"]
-        )
-        legs = tuple(
-            Leg(tuple(tuple(p) for p in leg["points"]), tuple(leg["lines"]), tuple(leg["sectors"]), leg["length"])
-            for leg in data["legs"]
-        )
-        return ProgressionPlan(data["map"], objectives, legs, bool(data["strict"]), tuple(data["climbs"]))
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def plan_map(g: MapGeometry) -> ProgressionPlan:

@@ -3,9 +3,7 @@ trajectory figure, per-room bars and model use per role, and metrics.json."""
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import html
 import json
 import math
 from dataclasses import dataclass, field
@@ -32,7 +30,13 @@ from doomagent.eval.metrics import (
     with_distance,
 )
 from doomagent.eval.progress import PlanProgress
-from doomagent.eval.tables import audit_markdown, markdown_table, spread_markdown, usage_markdown
+from doomagent.eval.tables import (
+    audit_markdown,
+    markdown_table,
+    report_html,
+    spread_markdown,
+    usage_markdown,
+)
 from doomagent.rundir.plan import is_finished
 from doomagent.rundir.summary import TrialResult
 
@@ -262,6 +266,8 @@ def write_report(folders: list[Path], out: Path, *, lam: float = LAMBDA, death_s
     suite = {
         key: _write_map_report(gs, out / key, folders, lam=lam, death_scope=death_scope) for key, gs in by_map.items()
     }
+    from doomagent.eval.suites import write_suite
+
     write_suite(suite, out)
     return out
 
@@ -281,6 +287,26 @@ def _write_map_report(
     (out / "trajectories.png").write_bytes(traj)
     (out / "rooms.png").write_bytes(bars)
     title = f"{rooms.geometry.wad_path.name} {rooms.geometry.name}"
+    notes = _notes(groups, rows, rooms, labels, lam, death_scope) + _cut_note(folders)
+    audits = audit_markdown(rows)
+    spreads = f"## Spread over trials\n\n{spread_markdown(rows, labels)}"
+    (out / "report.md").write_text(
+        f"# {title}\n\n{notes}\n\n{table}\n\n{spreads}\n\n{usage_markdown(rows)}\n\n{audits}\n",
+        encoding="utf-8",
+        errors="backslashreplace",
+    )
+    (out / "report.html").write_text(
+        report_html(title, notes, rows, labels, traj, bars), encoding="utf-8", errors="backslashreplace"
+    )
+    metrics = _metrics(title, labels, lam, death_scope, rows)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str), encoding="utf-8")
+    return rows
+
+
+def _notes(
+    groups: list[Group], rows: list[Row], rooms: RoomMap, labels: list[str], lam: float, death_scope: DeathScope
+) -> str:
+    """Return the report's paragraph: what the numbers are, lines left out, time spent waiting (real time)."""
     notes = (
         f"PMAT and D-PMAT in frames per room (λ = {lam:g}, deaths charged to the {death_scope}); "
         "∞: no trial entered the room. Timeouts: stuck 1,000 frames in place; frame cap: trials that reached "
@@ -306,18 +332,12 @@ def _write_map_report(
             )
             + "."
         )
-    notes += _cut_note(folders)
-    audits = audit_markdown(rows)
-    spreads = f"## Spread over trials\n\n{spread_markdown(rows, labels)}"
-    (out / "report.md").write_text(
-        f"# {title}\n\n{notes}\n\n{table}\n\n{spreads}\n\n{usage_markdown(rows)}\n\n{audits}\n",
-        encoding="utf-8",
-        errors="backslashreplace",
-    )
-    (out / "report.html").write_text(
-        _html(title, notes, rows, labels, traj, bars), encoding="utf-8", errors="backslashreplace"
-    )
-    metrics = {
+    return notes
+
+
+def _metrics(title: str, labels: list[str], lam: float, death_scope: DeathScope, rows: list[Row]) -> dict[str, Any]:
+    """Return metrics.json's content."""
+    return {
         "map": title,
         "rooms": labels,
         "lambda": lam,
@@ -333,8 +353,6 @@ def _write_map_report(
             for r in rows
         ],
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str), encoding="utf-8")
-    return rows
 
 
 def _cut_note(folders: list[Path]) -> str:
@@ -356,64 +374,3 @@ def _cut_note(folders: list[Path]) -> str:
                 f" with outcome `budget`, {record.get('not_started', 0)} never started."
             )
     return notes
-
-
-_STYLE = """<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
-table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
-img{max-width:100%}</style>"""
-
-
-def _html_table(md: str) -> str:
-    """Return a Markdown table as an HTML table."""
-    out = ["<table>"]
-    for i, line in enumerate(row for row in md.splitlines() if not row.startswith("|--")):
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        tag = "th" if i == 0 else "td"
-        out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
-    return "\n".join([*out, "</table>"])
-
-
-def _html(title: str, notes: str, rows: list[Row], labels: list[str], traj: bytes, bars: bytes) -> str:
-    table = _html_table
-
-    def img(raw: bytes, alt: str) -> str:
-        return f'<img alt="{alt}" src="data:image/png;base64,{base64.b64encode(raw).decode()}">'
-
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>doomagent report: {html.escape(title)}</title>
-{_STYLE}</head><body>
-<h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
-<h2>PMAT / D-PMAT per room</h2>{table(markdown_table(rows, labels))}
-<h2>Spread over trials</h2>{table(spread_markdown(rows, labels))}
-<h2>Trajectories</h2>{img(traj, "trajectories")}
-<h2>Per room</h2>{img(bars, "per-room bars")}
-<h2>Model use per role</h2>{table(usage_markdown(rows))}
-{"<h2>Vision audit against the engine</h2>" + table(audit_markdown(rows)) if audit_markdown(rows) else ""}
-</body></html>
-"""
-
-
-def write_suite(suite: dict[str, list[Row]], out: Path) -> None:
-    """Write the suite table (maps x rows: progress, finishes, deaths) as suite.md, suite.html and suite.json."""
-    from doomagent.eval.tables import suite_markdown
-
-    out.mkdir(parents=True, exist_ok=True)
-    md = suite_markdown(suite)
-    links = "".join(f'<li><a href="{key}/report.html">{html.escape(key)}</a></li>' for key in suite)
-    note = (
-        "Each cell: mean progress (share of the progression route walked, objectives in order), finishes, deaths "
-        "over the row's trials."
-    )
-    (out / "suite.md").write_text(f"# Suite: {len(suite)} maps\n\n{note}\n\n{md}\n", encoding="utf-8")
-    (out / "suite.html").write_text(
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>doomagent suite</title>{_STYLE}'
-        f"</head><body><h1>Suite: {len(suite)} maps</h1><p>{note}</p>{_html_table(md)}<h2>Maps</h2><ul>{links}</ul>"
-        "</body></html>\n",
-        encoding="utf-8",
-    )
-    data = {
-        key: [{"label": r.label, "summary": dataclasses.asdict(r.summary) if r.summary else None} for r in rows]
-        for key, rows in suite.items()
-    }
-    (out / "suite.json").write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")

@@ -20,6 +20,7 @@ from doomagent.eval.jobs import (
     EvalLimits,
     EvalResult,
     Event,
+    Finished,
     Job,
 )
 from doomagent.providers.limits import RateLimit
@@ -94,59 +95,12 @@ def run_eval(
     outcome `budget`, and the result says the eval was cut.
     """
     limits = limits or EvalLimits()
-    result = EvalResult(summaries=[])
     if not jobs:
-        return result
+        return EvalResult(summaries=[])
     runner = _backend(backend, workers=workers, address=address, limits=limits)
-    workers = workers or runner.capacity
-    pending = collections.deque(jobs)
-    running = 0
-    engine_retried: set[str] = set()
-    lost: collections.Counter[str] = collections.Counter()
-
-    def emit(event: Event) -> None:
-        if on_event is not None:
-            on_event(event)
-
+    scheduler = _Scheduler(runner, workers or runner.capacity, on_event)
     try:
-        while pending or running:
-            spent = runner.limits is not None and runner.limits.exhausted()
-            while pending and running < workers and not spent:
-                runner.submit(pending.popleft())
-                running += 1
-            if spent and pending:
-                result.cut = True
-                result.not_started += len(pending)
-                for job in pending:
-                    emit(Event("cut", job.group, job.trial, info="the eval's budget is spent: not started"))
-                pending.clear()
-            finished = runner.poll(0.2)
-            for event in runner.events():
-                emit(event)
-            for done in finished:
-                running -= 1
-                job = done.job
-                if done.lost is not None:
-                    lost[job.folder] += 1
-                    if lost[job.folder] > MAX_LOST:
-                        raise _lost_error(job, done.lost)
-                    emit(Event("retry", job.group, job.trial, 0, None, f"its worker was lost ({done.lost})"))
-                    pending.appendleft(job)
-                    continue
-                summary = done.summary or {}
-                if summary.get("error_kind") in REPLAYED_ERRORS and job.folder not in engine_retried:
-                    engine_retried.add(job.folder)
-                    _clear_unless_checkpointed(Path(job.folder))
-                    emit(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
-                    pending.appendleft(job)
-                    continue
-                if summary.get("outcome") == "budget" and runner.limits is not None and runner.limits.exhausted():
-                    result.cut = True
-                result.summaries.append(summary)
-        for event in runner.events():
-            emit(event)
-        if runner.limits is not None:
-            result.spent = dict(runner.limits.spent())
+        result = scheduler.run(jobs)
     except KeyboardInterrupt:
         runner.interrupt()
         raise
@@ -155,6 +109,72 @@ def run_eval(
     if out is not None:
         _record_cut(out, result, limits)
     return result
+
+
+class _Scheduler:
+    """Keep `workers` jobs playing on a backend; play again what a lost worker or a dead engine cut short."""
+
+    def __init__(self, runner: Backend, workers: int, on_event: Callable[[Event], None] | None) -> None:
+        self.runner, self.workers, self.on_event = runner, workers, on_event
+        self.result = EvalResult(summaries=[])
+        self.pending: collections.deque[Job] = collections.deque()
+        self.running = 0
+        self.engine_retried: set[str] = set()
+        self.lost: collections.Counter[str] = collections.Counter()
+
+    def emit(self, event: Event) -> None:
+        """Pass a worker's news on."""
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def run(self, jobs: list[Job]) -> EvalResult:
+        """Play every job; return the summaries, the cut and what was spent."""
+        runner, result, pending = self.runner, self.result, self.pending
+        pending.extend(jobs)
+        while pending or self.running:
+            spent = runner.limits is not None and runner.limits.exhausted()
+            while pending and self.running < self.workers and not spent:
+                runner.submit(pending.popleft())
+                self.running += 1
+            if spent and pending:
+                result.cut = True
+                result.not_started += len(pending)
+                for job in pending:
+                    self.emit(Event("cut", job.group, job.trial, info="the eval's budget is spent: not started"))
+                pending.clear()
+            finished = runner.poll(0.2)
+            for event in runner.events():
+                self.emit(event)
+            for done in finished:
+                self.running -= 1
+                self._take(done)
+        for event in runner.events():
+            self.emit(event)
+        if runner.limits is not None:
+            result.spent = dict(runner.limits.spent())
+        return result
+
+    def _take(self, done: Finished) -> None:
+        """Keep a finished job's summary, or queue the job again (lost worker; engine or server death once)."""
+        job = done.job
+        if done.lost is not None:
+            self.lost[job.folder] += 1
+            if self.lost[job.folder] > MAX_LOST:
+                raise _lost_error(job, done.lost)
+            self.emit(Event("retry", job.group, job.trial, 0, None, f"its worker was lost ({done.lost})"))
+            self.pending.appendleft(job)
+            return
+        summary = done.summary or {}
+        if summary.get("error_kind") in REPLAYED_ERRORS and job.folder not in self.engine_retried:
+            self.engine_retried.add(job.folder)
+            _clear_unless_checkpointed(Path(job.folder))
+            self.emit(Event("retry", job.group, job.trial, 0, None, str(summary.get("error", ""))))
+            self.pending.appendleft(job)
+            return
+        limits = self.runner.limits
+        if summary.get("outcome") == "budget" and limits is not None and limits.exhausted():
+            self.result.cut = True
+        self.result.summaries.append(summary)
 
 
 def _backend(name: BackendName, *, workers: int | None, address: str | None, limits: EvalLimits) -> Backend:

@@ -7,12 +7,19 @@ folder and install as the package doomagent._suites.
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import json
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from doomagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from doomagent.eval.report import Row
 
 SHIPPED_SUITES = Path(str(resources.files("doomagent._suites")))
 
@@ -64,3 +71,28 @@ def load_suite(name_or_path: str) -> tuple[Suite, Path | None]:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'suite'}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"suite {path} is not valid: {problems}", hint="a suite has name, wad and maps") from None
+
+
+def write_suite(suite: dict[str, list[Row]], out: Path) -> None:
+    """Write the suite table (maps x rows: progress, finishes, deaths) as suite.md, suite.html and suite.json."""
+    from doomagent.eval.tables import STYLE, html_table, suite_markdown
+
+    out.mkdir(parents=True, exist_ok=True)
+    md = suite_markdown(suite)
+    links = "".join(f'<li><a href="{key}/report.html">{html.escape(key)}</a></li>' for key in suite)
+    note = (
+        "Each cell: mean progress (share of the progression route walked, objectives in order), finishes, deaths "
+        "over the row's trials."
+    )
+    (out / "suite.md").write_text(f"# Suite: {len(suite)} maps\n\n{note}\n\n{md}\n", encoding="utf-8")
+    (out / "suite.html").write_text(
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>doomagent suite</title>{STYLE}'
+        f"</head><body><h1>Suite: {len(suite)} maps</h1><p>{note}</p>{html_table(md)}<h2>Maps</h2><ul>{links}</ul>"
+        "</body></html>\n",
+        encoding="utf-8",
+    )
+    data = {
+        key: [{"label": r.label, "summary": dataclasses.asdict(r.summary) if r.summary else None} for r in rows]
+        for key, rows in suite.items()
+    }
+    (out / "suite.json").write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")

@@ -1,7 +1,10 @@
-"""The Markdown tables of a report: Table 1, the spread of its means, model use per role, the Vision audit."""
+"""The tables of a report, in Markdown and HTML: Table 1, the spread of its means, model use per role, the Vision
+audit, and report.html around them."""
 
 from __future__ import annotations
 
+import base64
+import html
 import math
 from typing import TYPE_CHECKING
 
@@ -125,3 +128,40 @@ def suite_markdown(suite: dict[str, list[Row]]) -> str:
         mean = f"{sum(progress) / len(progress):.0%}" if progress else "-"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {mean} |")
     return "\n".join(lines)
+
+
+STYLE = """<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
+img{max-width:100%}</style>"""
+
+
+def html_table(md: str) -> str:
+    """Return a Markdown table as an HTML table."""
+    out = ["<table>"]
+    for i, line in enumerate(row for row in md.splitlines() if not row.startswith("|--")):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        tag = "th" if i == 0 else "td"
+        out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
+    return "\n".join([*out, "</table>"])
+
+
+def report_html(title: str, notes: str, rows: list[Row], labels: list[str], traj: bytes, bars: bytes) -> str:
+    """Return report.html: the notes, the tables and the two figures inline."""
+    table = html_table
+
+    def img(raw: bytes, alt: str) -> str:
+        return f'<img alt="{alt}" src="data:image/png;base64,{base64.b64encode(raw).decode()}">'
+
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>doomagent report: {html.escape(title)}</title>
+{STYLE}</head><body>
+<h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
+<h2>PMAT / D-PMAT per room</h2>{table(markdown_table(rows, labels))}
+<h2>Spread over trials</h2>{table(spread_markdown(rows, labels))}
+<h2>Trajectories</h2>{img(traj, "trajectories")}
+<h2>Per room</h2>{img(bars, "per-room bars")}
+<h2>Model use per role</h2>{table(usage_markdown(rows))}
+{"<h2>Vision audit against the engine</h2>" + table(audit_markdown(rows)) if audit_markdown(rows) else ""}
+</body></html>
+"""

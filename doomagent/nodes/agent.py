@@ -19,9 +19,10 @@ from doomagent.answers.schemas import (
 )
 from doomagent.env.actions import Action
 from doomagent.errors import ActionParseError
+from doomagent.nodes._base import RoleNode
 from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
-from doomagent.providers.base import ModelRequest, user_message
+from doomagent.providers.base import ModelRequest
 from doomagent.providers.settings import RoleSettings
 from doomagent.runtime.context import RunContext
 
@@ -60,15 +61,9 @@ def agent_request(
         role.max_tokens,
         ctx.recipe.history_chunk,
     )
-    return ModelRequest(
-        role=name,
-        messages=[user_message(text)],
-        temperature=role.temperature,
-        max_tokens=role.max_tokens,
-        schema=_schema(ctx, role) if structured else None,
-        schema_name="decision",
-        grammar=_grammar(ctx, role),
-        frame=state["frame"],
+    schema = _schema(ctx, role) if structured else None
+    return ctx.request(
+        name, text, schema=schema, schema_name="decision", grammar=_grammar(ctx, role), frame=state["frame"]
     )
 
 
@@ -85,7 +80,7 @@ def _schema(ctx: RunContext, role: RoleSettings) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class AgentNode:
+class AgentNode(RoleNode):
     """The Agent node, configured by the builder: which role plays it and what its prompt shows.
 
     `plan` and `experts` left as None follow the graph: the plan is shown when a planner node is in it,
@@ -96,11 +91,6 @@ class AgentNode:
     walkthrough: bool = True
     plan: bool | None = None
     experts: bool | None = None
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """Return the recipe roles this node calls."""
-        return (self.role,)
 
     def bind(self, nodes: frozenset[str]) -> AgentNode:
         """Return this node with its open choices settled by the graph's node names."""

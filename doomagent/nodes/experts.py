@@ -11,23 +11,19 @@ from langgraph.runtime import Runtime
 
 from doomagent.answers.schemas import decision_failure, parse_decision
 from doomagent.errors import ActionParseError
+from doomagent.nodes._base import RoleNode
 from doomagent.nodes.agent import agent_request
 from doomagent.recipes import ExpertsRole
 from doomagent.runtime.context import RunContext
 
 
 @dataclass(frozen=True)
-class ExpertsNode:
+class ExpertsNode(RoleNode):
     """The Experts node (k-levels, k = 2): `count` Agent calls at once on the plan prompt; `walkthrough`
     says whether their prompt shows the walkthrough."""
 
     role: str = "experts"
     walkthrough: bool = True
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """Return the recipe roles this node calls."""
-        return (self.role,)
 
     def __call__(self, state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
         """Ask every Expert at once (one thread each: model calls wait on the network); collect their moves."""

@@ -9,23 +9,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from doomagent.answers.schemas import Plan, empty_failure, parse_plan, strict_schema
+from doomagent.nodes._base import RoleNode
 from doomagent.nodes.history import HISTORY_SLOT, fill_history
 from doomagent.prompts import render
-from doomagent.providers.base import ModelRequest, user_message
 from doomagent.recipes import PlannerRole
 from doomagent.runtime.context import RunContext
 
 
 @dataclass(frozen=True)
-class PlannerNode:
+class PlannerNode(RoleNode):
     """The Planner node: writes a fresh plan (stamped with its frame under `plan_frame` for the cadence gate)."""
 
     role: str = "planner"
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """Return the recipe roles this node calls."""
-        return (self.role,)
 
     def __call__(self, state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
         """Write a fresh plan."""
@@ -48,15 +43,8 @@ class PlannerNode:
             settings.max_tokens,
             ctx.recipe.history_chunk,
         )
-        request = ModelRequest(
-            role=self.role,
-            messages=[user_message(text)],
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            schema=strict_schema(Plan) if structured else None,
-            schema_name="plan",
-            frame=state["frame"],
-        )
+        schema = strict_schema(Plan) if structured else None
+        request = ctx.request(self.role, text, schema=schema, schema_name="plan", frame=state["frame"])
         response = ctx.call(self.role, request, empty_failure)
         update: dict[str, Any] = {"plan_frame": state["frame"]}
         if response is not None:

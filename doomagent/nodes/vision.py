@@ -12,7 +12,6 @@ from doomagent import rundir
 from doomagent.answers.perception import audit, engine_report
 from doomagent.answers.schemas import VisionReport, empty_failure, parse_vision, strict_schema
 from doomagent.prompts import render
-from doomagent.providers.base import ModelRequest, Screenshot, user_message
 from doomagent.runtime.context import RunContext
 
 Perception = Literal["model", "engine", "hybrid"]
@@ -42,15 +41,9 @@ class VisionNode:
         role = ctx.role(self.role)
         structured = role.structured != "off"
         text = render("vision", ctx.prompts_dir, structured=structured)
-        image = Screenshot(obs.screen, role.image.format, role.image.quality, role.image.max_side, role.image.detail)
-        request = ModelRequest(
-            role=self.role,
-            messages=[user_message(text, image)],
-            temperature=role.temperature,
-            max_tokens=role.max_tokens,
-            schema=strict_schema(VisionReport) if structured else None,
-            schema_name="vision_report",
-            frame=state["frame"],
+        schema = strict_schema(VisionReport) if structured else None
+        request = ctx.request(
+            self.role, text, image=True, schema=schema, schema_name="vision_report", frame=state["frame"]
         )
         response = ctx.call(self.role, request, empty_failure)
         report = parse_vision(response.text) if response and response.text.strip() else None

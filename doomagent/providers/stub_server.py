@@ -72,82 +72,8 @@ class StubServer:
         return f"http://{host!s}:{port}" if isinstance(host, str) else f"http://{host.decode()}:{port}"
 
     def __enter__(self) -> StubServer:
-        stub = self
-        lock = threading.Lock()
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    body = {}
-                stub.requests.append(Received(self.path, body, {k.lower(): v for k, v in self.headers.items()}))
-                if stub.kind == "ollama" and self.path.rstrip("/").endswith("/api/show"):
-                    self._send(
-                        200,
-                        {
-                            "details": {"family": "stub", "parameter_size": "0B"},
-                            "model_info": {"general.architecture": "stub", "stub.context_length": 32768},
-                            "capabilities": ["completion", "vision"],
-                            "template": "",
-                            "parameters": "",
-                        },
-                    )
-                    return
-                expected = "/api/chat" if stub.kind == "ollama" else "/chat/completions"
-                if not self.path.rstrip("/").endswith(expected):
-                    self._send(404, {"error": f"no route {self.path}"})
-                    return
-                with lock:
-                    fault = stub._fault()
-                    stub.faults.append(fault)
-                if fault == "server_error":
-                    self._send(500, {"error": {"message": "injected server error", "type": "server_error"}})
-                    return
-                if fault == "rate_limit":
-                    self._send(429, {"error": {"message": "injected rate limit", "type": "rate_limit"}})
-                    return
-                if fault == "timeout":
-                    time.sleep(stub.stall)
-                    return  # nothing is sent; the client gave up long ago
-                if fault == "disconnect":
-                    self.close_connection = True
-                    self.connection.shutdown(2)
-                    return
-                if fault == "malformed_json":
-                    raw = b'{"id": "x", "choices": [{"message": {"content": "ACTI'
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                    return
-                if fault in ("empty", "garbage", "off_schema"):
-                    text = {"empty": "", "garbage": "\u2591\u2592 %$#@!! qwzx", "off_schema": '{"move": "forward"}'}[
-                        fault
-                    ]
-                    self._send(200, stub._payload(body, text))
-                    return
-                answer = stub.reply(body)
-                status, text = answer if isinstance(answer, tuple) else (200, answer)
-                if status != 200:
-                    self._send(status, {"error": {"message": text, "type": "stub_error"}})
-                else:
-                    self._send(200, stub._payload(body, text))
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        handler = type("Handler", (_Handler,), {"stub": self, "lock": threading.Lock()})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -182,3 +108,77 @@ class StubServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+
+_OLLAMA_SHOW = {
+    "details": {"family": "stub", "parameter_size": "0B"},
+    "model_info": {"general.architecture": "stub", "stub.context_length": 32768},
+    "capabilities": ["completion", "vision"],
+    "template": "",
+    "parameters": "",
+}
+_FAULT_TEXT = {"empty": "", "garbage": "\u2591\u2592 %$#@!! qwzx", "off_schema": '{"move": "forward"}'}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answer one request to a StubServer (`stub`): record it, maybe inject a fault, else reply."""
+
+    stub: StubServer
+    lock: threading.Lock
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def do_POST(self) -> None:
+        stub = self.stub
+        length = int(self.headers.get("Content-Length", 0))
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            body = {}
+        stub.requests.append(Received(self.path, body, {k.lower(): v for k, v in self.headers.items()}))
+        if stub.kind == "ollama" and self.path.rstrip("/").endswith("/api/show"):
+            self._send(200, _OLLAMA_SHOW)
+            return
+        expected = "/api/chat" if stub.kind == "ollama" else "/chat/completions"
+        if not self.path.rstrip("/").endswith(expected):
+            self._send(404, {"error": f"no route {self.path}"})
+            return
+        with self.lock:
+            fault = stub._fault()
+            stub.faults.append(fault)
+        if fault is not None:
+            self._inject(fault, body)
+            return
+        answer = stub.reply(body)
+        status, text = answer if isinstance(answer, tuple) else (200, answer)
+        if status != 200:
+            self._send(status, {"error": {"message": text, "type": "stub_error"}})
+        else:
+            self._send(200, stub._payload(body, text))
+
+    def _inject(self, fault: str, body: Body) -> None:
+        """Answer with the fault instead of a reply."""
+        if fault == "server_error":
+            self._send(500, {"error": {"message": "injected server error", "type": "server_error"}})
+        elif fault == "rate_limit":
+            self._send(429, {"error": {"message": "injected rate limit", "type": "rate_limit"}})
+        elif fault == "timeout":
+            time.sleep(self.stub.stall)  # nothing is sent; the client gave up long ago
+        elif fault == "disconnect":
+            self.close_connection = True
+            self.connection.shutdown(2)
+        elif fault == "malformed_json":
+            self._send_raw(200, b'{"id": "x", "choices": [{"message": {"content": "ACTI')
+        else:  # empty, garbage, off_schema: a well-formed reply with unusable text
+            self._send(200, self.stub._payload(body, _FAULT_TEXT[fault]))
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        self._send_raw(status, json.dumps(payload).encode())
+
+    def _send_raw(self, status: int, raw: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)

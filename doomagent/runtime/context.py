@@ -112,6 +112,43 @@ class RunContext:
         outcome.raise_if_fatal(request)
         return response
 
+    def request(
+        self,
+        role: str,
+        prompt: str | Sequence[Message],
+        *,
+        image: bool = False,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "output",
+        grammar: str | None = None,
+        frame: int | None = None,
+    ) -> ModelRequest:
+        """Return a request to `role`'s model with the role's settings (arguments as for `ask`; `frame`
+        defaults to the current one). Built-in nodes and `ask` build their requests here."""
+        settings = self.role(role)
+        if isinstance(prompt, str):
+            shot = None
+            if image:
+                if self.observation is None:
+                    raise ConfigError("a request with the screenshot before the first observation")
+                i = settings.image
+                shot = Screenshot(self.observation.screen, i.format, i.quality, i.max_side, i.detail)
+            messages: Sequence[Message] = [user_message(prompt, shot)]
+        else:
+            messages = list(prompt)
+        return ModelRequest(
+            role=role,
+            messages=messages,
+            temperature=settings.temperature if temperature is None else temperature,
+            max_tokens=settings.max_tokens if max_tokens is None else max_tokens,
+            schema=schema,
+            schema_name=schema_name,
+            grammar=grammar,
+            frame=self.frame if frame is None else frame,
+        )
+
     def ask(
         self,
         role: str,
@@ -139,26 +176,15 @@ class RunContext:
             grammar: a GBNF grammar for llama.cpp servers.
             check: classify an arrived but unusable answer (return a failure type, or None when fine).
         """
-        settings = self.role(role)
-        if isinstance(prompt, str):
-            shot = None
-            if image:
-                if self.observation is None:
-                    raise ConfigError("ask(image=True) before the first observation")
-                i = settings.image
-                shot = Screenshot(self.observation.screen, i.format, i.quality, i.max_side, i.detail)
-            messages: Sequence[Message] = [user_message(prompt, shot)]
-        else:
-            messages = list(prompt)
-        request = ModelRequest(
-            role=role,
-            messages=messages,
-            temperature=settings.temperature if temperature is None else temperature,
-            max_tokens=settings.max_tokens if max_tokens is None else max_tokens,
+        request = self.request(
+            role,
+            prompt,
+            image=image,
+            temperature=temperature,
+            max_tokens=max_tokens,
             schema=schema,
             schema_name=schema_name,
             grammar=grammar,
-            frame=self.frame,
         )
         response = self.call(role, request, check)
         failed = response is None or (check is not None and check(response.text) is not None)

@@ -27,69 +27,115 @@ POLL_S = 0.5  # how often the server looks for changed files
 def make_app(folder: Path) -> Any:
     """Return the ASGI app that shows `folder` (a run or eval folder); ConfigError if it is not one."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    watched = Watched.open(folder)
-    frames = _Frames()
-    no_store = {"Cache-Control": "no-store"}
+    api = _Api(Watched.open(folder))
+    routes = [
+        Route("/", api.page("overview.html")),
+        Route("/trial/{trial:path}", api.page("trial.html")),
+        Route("/api/info", api.info),
+        Route("/api/overview", api.overview),
+        Route("/api/map", api.world),
+        Route("/api/trial/{trial:path}", api.trial),
+        Route("/api/steps/{trial:path}", api.steps),
+        Route("/api/screen/{trial:path}", api.screen),
+        Route("/api/frame/{trial:path}", api.frame),
+        Route("/api/events", api.events),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
 
-    def env_key() -> str:
-        return json.dumps(watched.env(), sort_keys=True)
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        api.frames.close()
 
-    def trial_of(request: Request) -> TrialView:
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.watched = api.watched
+    return app
+
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+class _Api:
+    """The routes' handlers over one watched folder (Starlette requests in, responses out)."""
+
+    def __init__(self, watched: Watched) -> None:
+        self.watched = watched
+        self.frames = _Frames()
+
+    def env_key(self) -> str:
+        """Return the folder's environment settings as the map picture's cache key."""
+        return json.dumps(self.watched.env(), sort_keys=True)
+
+    def trial_of(self, trial_id: str) -> TrialView:
+        """Return one trial of the folder; a 404 for an id it does not hold."""
         try:
-            return watched.get(request.path_params["trial"])
+            return self.watched.get(trial_id)
         except KeyError:
             from starlette.exceptions import HTTPException
 
             raise HTTPException(404, "no such trial in this folder") from None
 
-    def page(name: str) -> Any:
-        async def serve(request: Request) -> Response:
-            return FileResponse(STATIC / name, headers=no_store)
+    def page(self, name: str) -> Any:
+        """Return a handler that serves a static page."""
+        from starlette.responses import FileResponse
+
+        async def serve(request: Any) -> Any:
+            return FileResponse(STATIC / name, headers=_NO_STORE)
 
         return serve
 
-    def info(request: Request) -> Response:
-        return JSONResponse({"folder": str(watched.root), "map": map_data(env_key())["name"]})
+    def info(self, request: Any) -> Any:
+        """The folder and its map's name."""
+        from starlette.responses import JSONResponse
 
-    def overview(request: Request) -> Response:
-        return JSONResponse(watched.overview(), headers=no_store)
+        return JSONResponse({"folder": str(self.watched.root), "map": map_data(self.env_key())["name"]})
 
-    def world(request: Request) -> Response:
-        # ?trial=ID: that trial's map (an eval over several maps holds trials of each).
+    def overview(self, request: Any) -> Any:
+        """Every trial's card and the running table."""
+        from starlette.responses import JSONResponse
+
+        return JSONResponse(self.watched.overview(), headers=_NO_STORE)
+
+    def world(self, request: Any) -> Any:
+        """The map (?trial=ID: that trial's map; an eval over several maps holds trials of each)."""
+        from starlette.responses import JSONResponse
+
         wanted = request.query_params.get("trial")
-        return JSONResponse(map_data(trial_of_id(wanted).map_key() if wanted else env_key()))
+        return JSONResponse(map_data(self.trial_of(wanted).map_key() if wanted else self.env_key()))
 
-    def trial_of_id(trial_id: str) -> TrialView:
-        try:
-            return watched.get(trial_id)
-        except KeyError:
-            from starlette.exceptions import HTTPException
+    def trial(self, request: Any) -> Any:
+        """One trial in detail."""
+        from starlette.responses import JSONResponse
 
-            raise HTTPException(404, "no such trial in this folder") from None
+        return JSONResponse(self.trial_of(request.path_params["trial"]).detail(), headers=_NO_STORE)
 
-    def trial(request: Request) -> Response:
-        return JSONResponse(trial_of(request).detail(), headers=no_store)
+    def steps(self, request: Any) -> Any:
+        """A trial's decisions so far."""
+        from starlette.responses import JSONResponse
 
-    def steps(request: Request) -> Response:
-        records = trial_of(request).steps.refresh()
+        records = self.trial_of(request.path_params["trial"]).steps.refresh()
         keep = ("decision", "frame", "room", "action", "reason", "parse_ok", "x", "y", "health")
-        return JSONResponse([{k: s.get(k) for k in keep} for s in records], headers=no_store)
+        return JSONResponse([{k: s.get(k) for k in keep} for s in records], headers=_NO_STORE)
 
-    def screen(request: Request) -> Response:
-        path = trial_of(request).folder / "live" / "screen.jpg"
+    def screen(self, request: Any) -> Any:
+        """A playing trial's latest screen."""
+        from starlette.responses import Response
+
+        path = self.trial_of(request.path_params["trial"]).folder / rundir.LIVE / "screen.jpg"
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return Response(status_code=404)
-        return Response(data, media_type="image/jpeg", headers=no_store)
+        return Response(data, media_type="image/jpeg", headers=_NO_STORE)
 
-    def frame(request: Request) -> Response:
-        view = trial_of(request)
+    def frame(self, request: Any) -> Any:
+        """A finished trial's frame at ?decision=K, rendered from its demo."""
+        from starlette.responses import Response
+
+        view = self.trial_of(request.path_params["trial"])
         records = view.steps.refresh()
         try:
             k = int(request.query_params.get("decision", "0"))
@@ -98,43 +144,23 @@ def make_app(folder: Path) -> Any:
             return Response("decision out of range", status_code=400)
         if view.summary() is None or not (view.folder / rundir.DEMO).is_file():
             return Response("the trial has no demo yet (it is still playing)", status_code=409)
-        jpeg = frames.render(view, int(step["frame"]))
+        jpeg = self.frames.render(view, int(step["frame"]))
         return Response(jpeg, media_type="image/jpeg", headers={"X-Action": str(step.get("action"))})
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Any) -> Any:
+        """Server-sent events: a version number whenever a watched file changes."""
+        from starlette.responses import StreamingResponse
+
         async def stream() -> AsyncIterator[str]:
             last = None
             while not await request.is_disconnected():
-                version = await asyncio.to_thread(_version, watched)
+                version = await asyncio.to_thread(_version, self.watched)
                 if version != last:
                     last = version
                     yield f"data: {json.dumps({'version': version})}\n\n"
                 await asyncio.sleep(POLL_S)
 
-        return StreamingResponse(stream(), media_type="text/event-stream", headers=no_store)
-
-    routes = [
-        Route("/", page("overview.html")),
-        Route("/trial/{trial:path}", page("trial.html")),
-        Route("/api/info", info),
-        Route("/api/overview", overview),
-        Route("/api/map", world),
-        Route("/api/trial/{trial:path}", trial),
-        Route("/api/steps/{trial:path}", steps),
-        Route("/api/screen/{trial:path}", screen),
-        Route("/api/frame/{trial:path}", frame),
-        Route("/api/events", events),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        yield
-        frames.close()
-
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.watched = watched
-    return app
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=_NO_STORE)
 
 
 def _version(watched: Watched) -> int:
@@ -142,7 +168,7 @@ def _version(watched: Watched) -> int:
     watched.scan()
     total = len(watched.trials)
     for view in watched.trials.values():
-        for path in (view.steps.path, view.folder / rundir.SUMMARY, view.folder / "live" / "status.json"):
+        for path in (view.steps.path, view.folder / rundir.SUMMARY, view.folder / rundir.LIVE / "status.json"):
             try:
                 stat = path.stat()
             except FileNotFoundError:

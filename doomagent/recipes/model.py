@@ -1,30 +1,23 @@
-"""Recipes: typed YAML naming a model per role, the prompt strategy, and the environment."""
+"""The recipe's types: a model per role (with each role's settings), the strategy, the budget, the environment."""
 
 from __future__ import annotations
 
-import difflib
 import re
-import typing
-from collections.abc import Iterator, Sequence
-from importlib import resources
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from doomagent._internal.redact import redact
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
-from doomagent.errors import ActionParseError, ConfigError, NoPlanError
+from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
+from doomagent.recipes.files import WALKTHROUGHS, auto_walkthrough, read_text, shipped_walkthrough
 
 Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
 ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own
-SHIPPED_RECIPES = Path(str(resources.files("doomagent._recipes")))  # recipes/ in a clone, package data in a wheel
-REPO_RECIPES = SHIPPED_RECIPES
-WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
-PROFILES = Path(__file__).parent / "env" / "profiles"
 _ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -243,205 +236,3 @@ class Recipe(BaseModel):
         info, anything named like a key or token) masked; `api_key_env` keeps the variable's name only."""
         data: dict[str, Any] = redact(self.model_dump(mode="json", exclude_none=True))
         return data
-
-
-def read_text(path: Path, what: str) -> str:
-    """Return a UTF-8 text file's contents; a typed error for a file that is not UTF-8 or cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{what} {path} is not UTF-8 text (byte {exc.start} is {exc.object[exc.start : exc.start + 1]!r})",
-            hint="save it as UTF-8",
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-
-
-def auto_walkthrough(map_name: str, wad: Path | None) -> str:
-    """Return the walkthrough for a map: the shipped hand-written one when there is one, else one written from
-    the map's progression plan (NoPlanError when the map has none)."""
-    from doomagent.env.geometry import MapGeometry
-    from doomagent.env.progression import plan_for
-    from doomagent.env.rooms import build_rooms
-    from doomagent.env.walkthrough import write_walkthrough
-
-    stem = Path(wad).stem.lower() if wad is not None else "freedoom1"
-    shipped = shipped_walkthrough(f"{stem}_{map_name.upper()}")
-    if shipped is not None:
-        return read_text(shipped, "walkthrough").strip()
-    geometry = MapGeometry.load(map_name, wad)
-    try:
-        plan = plan_for(geometry)
-    except NoPlanError as exc:
-        raise NoPlanError(
-            f"no walkthrough can be written for {geometry.wad_path.name} {geometry.name}: {exc.message}",
-            hint="give a walkthrough file (walkthrough: my_map.md), or play the naive strategy, which needs none",
-        ) from None
-    return write_walkthrough(plan, build_rooms(geometry)).strip()
-
-
-def shipped_walkthrough(name: str) -> Path | None:
-    """Return the shipped walkthrough called `name` (e.g. freedoom1_E1M1), or None."""
-    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name) or name.startswith("."):
-        return None
-    path = WALKTHROUGHS / f"{name}.md"
-    return path if path.is_file() else None
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
-
-
-def check_recipe_files(recipe: Recipe, folder: Path, *, allow_outside: bool = False) -> None:
-    """Raise ConfigError when a file the recipe names (walkthrough, prompts_dir, room profile) lies outside
-    the recipe's folder and is not a shipped one: opening a shared recipe must be as safe as opening YAML."""
-    from doomagent.prompts import PROMPT_DIR
-
-    if allow_outside:
-        return
-    named: list[tuple[str, Path, tuple[Path, ...]]] = []
-    if (
-        recipe.walkthrough is not None
-        and not recipe.walkthrough_auto
-        and shipped_walkthrough(recipe.walkthrough) is None
-    ):
-        named.append(("walkthrough", Path(recipe.walkthrough).expanduser(), ()))
-    if recipe.prompts_dir is not None:
-        named.append(("prompts_dir", Path(recipe.prompts_dir).expanduser(), (PROMPT_DIR,)))
-    if recipe.env.room_profile is not None:
-        named.append(("env.room_profile", Path(recipe.env.room_profile).expanduser(), (PROFILES,)))
-    for field, path, shipped in named:
-        full = path if path.is_absolute() else folder / path
-        if not _inside(full, folder) and not any(_inside(full, s) for s in shipped):
-            raise ConfigError(
-                f"the recipe's {field} ({path}) lies outside the recipe's folder {folder}",
-                hint="move the file next to the recipe, or pass --allow-outside-files if you trust this recipe",
-            )
-
-
-def find_recipe(name: str | Path) -> Path:
-    """Return the file of a recipe given as a path or as a shipped name (plan, k-levels, ...)."""
-    path = Path(name).expanduser()
-    if path.is_file():
-        return path
-    for folder in (Path.cwd() / "recipes", SHIPPED_RECIPES):
-        candidate = folder / f"{name}.yaml"
-        if candidate.is_file():
-            return candidate
-    shipped = [p.stem for p in shipped_recipes()]
-    raise ConfigError(
-        f"recipe {str(name)!r} not found{did_you_mean(str(name), shipped)}",
-        hint=f"give a YAML path or a shipped name: {', '.join(shipped) or 'none found'}",
-    )
-
-
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
-    """Return `; did you mean 'plan'?` for the closest of `choices`, or "" when none is close."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def _field_names(loc: Sequence[str | int]) -> list[str]:
-    """Return the keys a recipe allows at `loc` (a validation error's location, its last part dropped)."""
-    model: type[BaseModel] | None = Recipe
-    for part in loc:
-        field = model.model_fields.get(str(part)) if model is not None else None
-        if field is None:
-            return []
-        nested = [a for a in (field.annotation, *typing.get_args(field.annotation)) if isinstance(a, type)]
-        model = next((a for a in nested if issubclass(a, BaseModel)), None)
-    if model is None:
-        return []
-    names = list(model.model_fields)
-    return [*names, *ROLE_NAMES] if model is Recipe else names
-
-
-def _problem(error: Any) -> str:
-    loc = tuple(error["loc"])
-    where = ".".join(map(str, loc)) or "recipe"
-    hint = did_you_mean(str(loc[-1]), _field_names(loc[:-1])) if error["type"] == "extra_forbidden" and loc else ""
-    return f"{where}: {error['msg']}{hint}"
-
-
-def shipped_recipes() -> list[Path]:
-    """Return the recipe files that ship with doomagent, by name."""
-    return sorted(SHIPPED_RECIPES.glob("*.yaml")) if SHIPPED_RECIPES.is_dir() else []
-
-
-def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
-    """Set `a.b.c` in nested dicts, creating levels as needed."""
-    keys = dotted.split(".")
-    node = data
-    for key in keys[:-1]:
-        nxt = node.get(key)
-        if nxt is None:
-            nxt = node[key] = {}
-        if not isinstance(nxt, dict):
-            raise ConfigError(f"--set {dotted}: {key!r} is not a section", hint="check the recipe's layout")
-        node = nxt
-    node[keys[-1]] = value
-
-
-def load_recipe(
-    name: str | Path,
-    *,
-    overrides: Sequence[str] = (),
-    model: str | None = None,
-    vision_model: str | None = None,
-    max_frames: int | None = None,
-    allow_outside_files: bool = False,
-) -> tuple[Recipe, Path]:
-    """Load and validate a recipe with CLI overrides applied; return it and its folder.
-
-    Files the recipe names (walkthrough, prompts_dir, room profile) must lie in its folder or ship with
-    doomagent, unless `allow_outside_files` (the CLI's --allow-outside-files) says the recipe is trusted.
-    """
-    path = find_recipe(name)
-    try:
-        data = yaml.safe_load(read_text(path, "recipe"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"recipe {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"recipe {path} must be a mapping of keys to values")
-    roles = data.get("roles") or {}
-    if not isinstance(roles, dict):
-        raise ConfigError(f"recipe {path}: roles must be a mapping")
-    if model:
-        for role, settings in roles.items():
-            if role != "vision" and isinstance(settings, dict):
-                settings["model"] = model  # every text role, custom ones included
-    if vision_model and isinstance(roles.get("vision"), dict):
-        roles["vision"]["model"] = vision_model
-    if max_frames is not None:
-        set_path(data, "env.max_frames", max_frames)
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--set {item!r} is not KEY=VALUE", hint="e.g. --set agent.temperature=0.5")
-        key = key.strip()
-        if key.split(".")[0] in (*ROLE_NAMES, *roles):
-            key = f"roles.{key}"
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            problem = str(exc).splitlines()[0]
-            raise ConfigError(
-                f"--set {item!r}: the value is not valid YAML ({problem})",
-                hint="quote it: --set 'agent.extra={top_p: 0.5}' or --set agent.model=gpt-4o",
-            ) from None
-        set_path(data, key, value)
-    try:
-        recipe = Recipe.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(_problem(e) for e in exc.errors())
-        raise ConfigError(
-            f"recipe {path.name} is invalid: {problems}",
-            hint="see `doomagent recipes show plan` for a complete example",
-        ) from None
-    check_recipe_files(recipe, path.parent.resolve(), allow_outside=allow_outside_files)
-    return recipe, path.parent
