@@ -1,4 +1,5 @@
-"""The Doom environment: WAD geometry, rooms, room tracking, the typed DoomEnv and its Gymnasium form.
+"""The Doom environment: WAD geometry, rooms, room tracking, progression plans, the typed DoomEnv, its Gymnasium
+form, and FakeEnv (DoomEnv over a pretend engine, for tests of graphs).
 
 Names load on first use, so `from doomagent.env.config import EnvConfig` (or the action vocabulary)
 starts no engine and imports neither gymnasium nor networkx.

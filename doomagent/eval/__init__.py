@@ -1,4 +1,5 @@
-"""Evaluation: trials in parallel, metrics from the room track, reports, replays."""
+"""Evaluation: the eval's job types (`jobs`), folder planning and the scheduler (`runner`) over local or Ray
+backends, metrics from the room track, progress along a plan, suites, reports and their tables, replays."""
 
 from __future__ import annotations
 

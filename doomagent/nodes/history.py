@@ -33,7 +33,7 @@ def clip_history(history: list[dict[str, Any]], budget_tokens: int, chunk: int =
         first, used = i, used + cost
     if chunk > 1 and first % chunk:
         first += chunk - first % chunk
-    lines = [history_line(entry) for entry in history[first:]]
+    lines = [entry["line"] if "line" in entry else history_line(entry) for entry in history[first:]]
     return "\n".join(lines) if lines else "none yet"
 
 

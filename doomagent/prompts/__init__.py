@@ -26,6 +26,7 @@ def _environment(folder: str) -> Any:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        auto_reload=False,  # templates do not change during a run: no stat per render
     )
 
 

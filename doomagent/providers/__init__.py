@@ -1,4 +1,6 @@
-"""Models behind one protocol: the LiteLLM adapter for real providers, test doubles for offline runs."""
+"""Models behind one protocol (optional features declared in `base`: Startable, Closable, Stateful, Gated): the
+LiteLLM adapter for real providers, local llama.cpp models, test doubles and a stub server for offline runs, and
+the rate limits and budget an eval's workers share (`limits`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What nodes and the graph share: the state, the run context (a model call is `RunContext.call`), gates, node
-protocols (usage: rundir.usage).
+"""The node runtime: what nodes and the graph share. The state (`state`), the run context with the one model-call
+path (`context`: `RunContext.request` and `.call`, `.ask` for custom nodes; the call's parts in `calls`), cadence
+gates (`gates`) and the node protocols the builder checks (`protocols`). Usage is counted in rundir.usage.
 
 Both `doomagent.nodes` and `doomagent.graph` import from here, never from each other's modules.
 """

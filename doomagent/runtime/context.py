@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from doomagent.env.actions import Action
 from doomagent.env.doom_env import DoomEnv
@@ -19,6 +19,18 @@ from doomagent.recipes import Recipe, did_you_mean
 from doomagent.rundir.log import RunLog
 from doomagent.rundir.usage import Usage
 from doomagent.runtime.calls import Check, RoleGate, attempt
+
+
+class Options(TypedDict, total=False):
+    """What a request may set beyond its role's settings (RunContext.request and .ask take them)."""
+
+    image: bool
+    temperature: float | None
+    max_tokens: int | None
+    schema: dict[str, Any] | None
+    schema_name: str
+    grammar: str | None
+    frame: int | None
 
 
 @dataclass(frozen=True)
@@ -150,17 +162,7 @@ class RunContext:
         )
 
     def ask(
-        self,
-        role: str,
-        prompt: str | Sequence[Message],
-        *,
-        image: bool = False,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        schema: dict[str, Any] | None = None,
-        schema_name: str = "output",
-        grammar: str | None = None,
-        check: Check | None = None,
+        self, role: str, prompt: str | Sequence[Message], *, check: Check | None = None, **options: Unpack[Options]
     ) -> Answer:
         """Call `role`'s model the way the built-in nodes do: logged to calls.jsonl, counted in usage and
         against the budget, retried on transient errors; a failure returns an Answer with ok=False.
@@ -168,24 +170,13 @@ class RunContext:
         Args:
             role: a role of the recipe (built-in or custom, e.g. "critic").
             prompt: the user message's text, or whole chat messages.
-            image: attach the current screenshot (with the role's image settings).
-            temperature: override the role's temperature for this call.
-            max_tokens: override the role's max_tokens for this call.
-            schema: a JSON schema the answer should follow (when the provider supports it).
-            schema_name: the schema's name for providers that want one.
-            grammar: a GBNF grammar for llama.cpp servers.
             check: classify an arrived but unusable answer (return a failure type, or None when fine).
+            options: what `request` takes: `image` (attach the current screenshot, with the role's image
+                settings), `temperature` and `max_tokens` (override the role's), `schema` (a JSON schema the
+                answer should follow, where the provider supports it) and `schema_name`, `grammar` (GBNF, for
+                llama.cpp servers), `frame`.
         """
-        request = self.request(
-            role,
-            prompt,
-            image=image,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            schema=schema,
-            schema_name=schema_name,
-            grammar=grammar,
-        )
+        request = self.request(role, prompt, **options)
         response = self.call(role, request, check)
         failed = response is None or (check is not None and check(response.text) is not None)
         return Answer(text=response.text if response is not None else "", ok=not failed, response=response)

@@ -2,22 +2,12 @@
 
 import numpy as np
 import pytest
+from helpers import scripted
 
 from doomagent.env.actions import Action
 from doomagent.graph import GraphBuilder, arun_trial, recursion_limit, run_trial
-from doomagent.providers import ScriptedModel, SeededTestModel
+from doomagent.providers import SeededTestModel
 from doomagent.recipes import REPO_RECIPES, load_recipe
-
-VISION = '{"room": "a hall", "enemies": [], "items": [], "hazards": [], "hud": ["health 100%"]}'
-
-
-def scripted(agent_replies=("ACTION: UP\nREASON: onward",)):
-    return {
-        "vision": ScriptedModel([VISION]),
-        "planner": ScriptedModel(["1. Walk east.\n2. Open the door."]),
-        "experts": ScriptedModel(["ACTION: LEFT\nREASON: look around"]),
-        "agent": ScriptedModel(list(agent_replies)),
-    }
 
 
 @pytest.mark.engine

@@ -7,6 +7,7 @@ import sqlite3
 from typing import Annotated
 
 import pytest
+from helpers import VISION, scripted
 
 from doomagent import (
     NEXT,
@@ -24,17 +25,6 @@ from doomagent import (
 from doomagent.graph.checkpoint import Checkpoint, Checkpointer, load_checkpoint
 from doomagent.rundir.log import read_jsonl
 from doomagent.runtime.state import merge_update, state_reducers
-
-VISION = '{"room": "a hall", "enemies": [], "items": [], "hazards": [], "hud": ["health 100%"]}'
-
-
-def scripted(agent=("ACTION: UP\nREASON: onward",)):
-    return {
-        "vision": ScriptedModel([VISION]),
-        "planner": ScriptedModel(["1. Walk east.\n2. Open the door."]),
-        "experts": ScriptedModel(["ACTION: LEFT\nREASON: look around"]),
-        "agent": ScriptedModel(list(agent)),
-    }
 
 
 def test_fake_env_keeps_doomenvs_frame_semantics_rooms_and_outcomes():
