@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from doomagent.graph.builder import NEXT, GraphBuilder
     from doomagent.graph.runner import Decision, TrialStream, arun_trial, run_trial, stream_trial
     from doomagent.nodes import AgentNode, ExpertsNode, PlannerNode, Policy, VisionNode, policy_node
-    from doomagent.providers.base import Model, ModelRequest, ModelResponse, user_message
+    from doomagent.providers._stub_formats import StubAnswer
+    from doomagent.providers.base import Model, ModelRequest, ModelResponse, ToolCall, user_message
     from doomagent.providers.limits import Coordinator, RateLimit
     from doomagent.providers.litellm_model import LiteLLMModel
     from doomagent.providers.resolve import resolve_model
@@ -112,6 +113,8 @@ _WHERE = {
     "ModelResponse": "doomagent.providers.base",
     "LiteLLMModel": "doomagent.providers.litellm_model",
     "user_message": "doomagent.providers.base",
+    "ToolCall": "doomagent.providers.base",
+    "StubAnswer": "doomagent.providers._stub_formats",
     "resolve_model": "doomagent.providers.resolve",
     "RoleSettings": "doomagent.providers.settings",
     "StubServer": "doomagent.providers.stub_server",

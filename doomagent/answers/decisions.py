@@ -12,10 +12,10 @@ import json
 import re
 from typing import Any
 
-from doomagent.env.actions import Action, parse_action
+from doomagent.env.actions import Action, Aim, Move, parse_move
 from doomagent.errors import ActionParseError
 
-_ACTION = r"(?:STRAFE[ _-]*LEFT|STRAFE[ _-]*RIGHT|UP|DOWN|LEFT|RIGHT|FIRE|USE|WAIT|SPEED|[1-7])"
+_ACTION = r"(?:AIM\s*[:#]?\s*\d{1,2}|STRAFE[ _-]*LEFT|STRAFE[ _-]*RIGHT|UP|DOWN|LEFT|RIGHT|FIRE|USE|WAIT|SPEED|[1-7])"
 _AT_START = re.compile(rf"^(?P<action>{_ACTION})(?![A-Za-z0-9])(?P<rest>.*)$", re.I | re.S)
 _ALSO = re.compile(rf"^\s*(?:or|and|/|,|then|\+|&)\s*{_ACTION}(?![A-Za-z0-9])", re.I)
 _SEP = r"(?:\s*(?:\||:|=|->|=>|-|–|—)\s*)+"
@@ -39,13 +39,13 @@ def _clean(text: str) -> str:
     return _NOISE.sub(" ", text)
 
 
-def _leading_action(value: str) -> tuple[Action, str] | None:
+def _leading_action(value: str) -> tuple[Move, str] | None:
     """Return the action a value starts with and the rest, or None; raise when it names two (`LEFT or RIGHT`)."""
     value = value.strip().lstrip(_OPENERS).strip()
     match = _AT_START.match(value)
     if match is None:
         return None
-    action = parse_action(match.group("action"))
+    action = parse_move(match.group("action"))
     rest = match.group("rest")
     if _ALSO.match(rest.lstrip("\"'”’.")):
         raise ActionParseError(value[:200], f"the answer names two actions ({action.value} and another)")
@@ -77,9 +77,9 @@ def _json_fields(text: str) -> dict[str, Any] | None:
     return {str(k).lower(): v for k, v in data.items()} if data is not None else None
 
 
-def _labelled(text: str) -> tuple[list[tuple[Action, str]], str | None]:
+def _labelled(text: str) -> tuple[list[tuple[Move, str]], str | None]:
     """Return the actions named after action labels (with the rest of their value), and the reason label."""
-    found: list[tuple[Action, str]] = []
+    found: list[tuple[Move, str]] = []
     for match in _LABEL.finditer(text):
         hit = _leading_action(match.group("value"))
         if hit is not None:
@@ -98,7 +98,7 @@ def _unquoted(value: str) -> str:
     return value[1 : 1 + end.start()] if end else value[1:]
 
 
-def read_decision(text: str) -> tuple[Action, str]:
+def read_decision(text: str) -> tuple[Move, str]:
     """Return (action, reason) from any common answer shape; raise ActionParseError saying why not."""
     if not isinstance(text, str):
         raise ActionParseError(repr(text), f"an answer must be text, not {type(text).__name__}")
@@ -127,15 +127,20 @@ def read_decision(text: str) -> tuple[Action, str]:
         bare = candidate.strip().strip(_OPENERS + _CLOSERS).strip()
         if bare and len(bare) <= 20:
             try:
-                return parse_action(bare), why.strip()
+                return parse_move(bare), why.strip()
             except ActionParseError:
                 pass
     raise ActionParseError(text[:200], "no action label with an action, and the answer is not an action")
 
 
-def parse_decision(text: str, allowed: frozenset[Action] | None = None) -> tuple[Action, str]:
-    """Return (action, reason) from an answer; raise ActionParseError when no allowed action can be read."""
+def parse_decision(text: str, allowed: frozenset[Action] | None = None, aim: int = 0) -> tuple[Move, str]:
+    """Return (action, reason) from an answer; raise ActionParseError when no allowed action can be read.
+    `AIM k` counts when `aim` (the grid's columns, env.grid) has a column k."""
     action, reason = read_decision(text)
-    if allowed is not None and action not in allowed:
+    if isinstance(action, Aim):
+        if not 1 <= action.column <= aim:
+            why = f"there are {aim} columns to aim at" if aim else "aiming is off (env.grid is not set)"
+            raise ActionParseError(text[:200], f"{action.value}: {why}")
+    elif allowed is not None and action not in allowed:
         raise ActionParseError(text[:200], f"{action.value} is not allowed in this recipe")
     return action, " ".join(str(reason).strip(" |").split())[:200]

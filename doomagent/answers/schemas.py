@@ -78,13 +78,15 @@ def parse_plan(text: str) -> Plan:
 
 
 @lru_cache(maxsize=32)
-def decision_schema(allowed: frozenset[Action] | None = None, reason_chars: int | None = None) -> dict[str, Any]:
+def decision_schema(
+    allowed: frozenset[Action] | None = None, reason_chars: int | None = None, aim: int = 0
+) -> dict[str, Any]:
     """Return the JSON schema of an agent decision, the action an enum of the allowed ones (cached: do not mutate).
 
     `reason_chars` caps the reason's length: a grammar-constrained server (llama.cpp) then always closes the
     JSON within the token budget instead of being cut off mid-string.
     """
-    names = [a.value for a in Action if allowed is None or a in allowed]
+    names = answer_names(allowed, aim)
     reason: dict[str, Any] = {"type": "string"}
     if reason_chars is not None:
         reason["maxLength"] = reason_chars
@@ -96,6 +98,41 @@ def decision_schema(allowed: frozenset[Action] | None = None, reason_chars: int 
     }
 
 
+def answer_names(allowed: frozenset[Action] | None, aim: int = 0) -> list[str]:
+    """Return the answers a decision may give: the allowed keys, then `AIM 1`..`AIM n` with a grid of n."""
+    return [a.value for a in Action if allowed is None or a in allowed] + [f"AIM {k}" for k in range(1, aim + 1)]
+
+
+@lru_cache(maxsize=32)
+def direct_schema(allowed: frozenset[Action] | None = None, aim: int = 0) -> dict[str, Any]:
+    """Return the JSON schema of a direct strategy's answer: what was seen (one line), the action, the reason
+    (cached: do not mutate)."""
+    names = answer_names(allowed, aim)
+    return {
+        "type": "object",
+        "properties": {
+            "seen": {"type": "string"},
+            "action": {"type": "string", "enum": names},
+            "reason": {"type": "string"},
+        },
+        "required": ["seen", "action", "reason"],
+        "additionalProperties": False,
+    }
+
+
+_SEEN = re.compile(r"(?:^|\n)\W*(?:seen|description|i see)\W*[:=-]\s*(?P<value>[^\n]+)", re.I)
+
+
+def seen_line(text: str) -> str:
+    """Return what a direct answer says it saw: the JSON `seen` field or a `SEEN:` line ("" when neither)."""
+    data = json_object(text)
+    if data is not None:
+        value = data.get("seen", data.get("description", ""))
+        return " ".join(str(value).split())[:300] if value else ""
+    match = _SEEN.search(text)
+    return " ".join(match.group("value").split())[:300] if match else ""
+
+
 def reason_chars(max_tokens: int, frame_tokens: int) -> int:
     """Return the longest reason that still ends within `max_tokens`, given the tokens of the answer around it
     (~3 characters a token)."""
@@ -103,9 +140,9 @@ def reason_chars(max_tokens: int, frame_tokens: int) -> int:
 
 
 @lru_cache(maxsize=32)
-def decision_grammar(allowed: frozenset[Action] | None = None, reason_chars: int = 60) -> str:
+def decision_grammar(allowed: frozenset[Action] | None = None, reason_chars: int = 60, aim: int = 0) -> str:
     """Return a GBNF grammar (llama.cpp) for the two-line answer: ACTION first, so a cut-off reason never loses it."""
-    names = [a.value for a in Action if allowed is None or a in allowed]
+    names = answer_names(allowed, aim)
     names.sort(key=len, reverse=True)  # alternatives are tried in order: STRAFE LEFT before LEFT
     choices = " | ".join(json.dumps(n) for n in names)
     return (
@@ -130,14 +167,14 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def decision_failure(allowed: frozenset[Action] | None = None) -> Callable[[str], str | None]:
+def decision_failure(allowed: frozenset[Action] | None = None, aim: int = 0) -> Callable[[str], str | None]:
     """Return a check that names why an Agent answer is unusable: empty, off_schema or garbage (None if fine)."""
 
     def check(text: str) -> str | None:
         if not text.strip():
             return "empty"
         try:
-            parse_decision(text, allowed)
+            parse_decision(text, allowed, aim)
         except ActionParseError:
             return "off_schema" if json_object(text) is not None else "garbage"
         return None

@@ -16,11 +16,18 @@ def map_and_rooms(wad: Path, name: str, profile: Path | None) -> tuple[MapGeomet
     if profile is not None:
         geometry = MapGeometry(Wad(wad), name)
         return geometry, build_rooms(geometry, profile)
-    stat = wad.stat()
+    try:
+        stat = wad.stat()
+    except OSError:  # no such file: Wad says so with its typed error
+        return _read(wad, name)
     return _shared_map(wad.resolve(), stat.st_mtime_ns, stat.st_size, name)
+
+
+def _read(wad: Path, name: str) -> tuple[MapGeometry, RoomMap]:
+    geometry = MapGeometry(Wad(wad), name)
+    return geometry, build_rooms(geometry)
 
 
 @functools.lru_cache(maxsize=8)
 def _shared_map(wad: Path, _mtime: int, _size: int, name: str) -> tuple[MapGeometry, RoomMap]:
-    geometry = MapGeometry(Wad(wad), name)
-    return geometry, build_rooms(geometry)
+    return _read(wad, name)

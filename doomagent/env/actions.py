@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 
 from doomagent.errors import ActionParseError
@@ -33,6 +34,37 @@ class Action(StrEnum):
     def is_motion(self) -> bool:
         """Return True for keys held several frames (walking, turning, strafing)."""
         return self in MOTION_ACTIONS
+
+
+@dataclass(frozen=True)
+class Aim:
+    """`AIM k`: turn so that column k of the grid drawn on the model's image (env.grid) is straight ahead."""
+
+    column: int
+
+    @property
+    def value(self) -> str:
+        """Return the answer as written: `AIM 3`."""
+        return f"AIM {self.column}"
+
+    @property
+    def is_motion(self) -> bool:
+        """Return False: an aim turns at once, in the decision's first tic."""
+        return False
+
+
+Move = Action | Aim  # what a decision plays: a key of the paper's set, or an aim (with env.grid)
+_AIM = re.compile(r"^\s*AIM\s*[:#]?\s*(\d{1,2})\s*$", re.I)
+
+
+def parse_move(text: str | Action | Aim) -> Move:
+    """Return the action or aim `text` names (`AIM 3`, `aim #3`); ActionParseError otherwise."""
+    if isinstance(text, (Action, Aim)):
+        return text
+    match = _AIM.match(text.strip().strip("\"'`.")) if isinstance(text, str) else None
+    if match is not None:
+        return Aim(int(match.group(1)))
+    return parse_action(text)
 
 
 MOTION_ACTIONS = frozenset({Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT, Action.STRAFE_LEFT, Action.STRAFE_RIGHT})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +45,13 @@ class EnvConfig(BaseModel):
     room_profile: Path | None = Field(None, description="YAML naming rooms as sector sets")
     backtrack: Literal["last_entered", "furthest"] = Field(
         "last_entered", description="which room frames count to after backtracking"
+    )
+    grid: int | None = Field(
+        None,
+        ge=2,
+        le=16,
+        description="aiming: draw this many numbered columns on the image a model sees (not on the demo) and "
+        "allow `AIM k`, which turns the player so that column k's centre is straight ahead",
     )
     cheats: bool = Field(False, description="allow cheat console commands (tests, debugging)")
     engine_objects: bool = Field(
@@ -91,3 +99,17 @@ class EnvConfig(BaseModel):
     def height(self) -> int:
         """Return the screen height in pixels."""
         return int(self.resolution.split("X")[1])
+
+    @property
+    def hfov(self) -> float:
+        """Return the horizontal field of view in degrees at this resolution (the engine's 90 degrees are for
+        4:3; wider screens see more: 100.4 degrees at 16:10)."""
+        width, height = (int(n) for n in self.resolution.split("X"))
+        aspect = max(width / height, 4 / 3)
+        return math.degrees(2 * math.atan(aspect / (4 / 3)))
+
+    def aim_angle(self, column: int) -> float:
+        """Return the turn in degrees (positive: right) that puts column `column` (1 to grid) straight ahead."""
+        n = self.grid or 1
+        offset = (column - 0.5) / n * 2 - 1  # -1 at the left edge, +1 at the right
+        return math.degrees(math.atan(offset * math.tan(math.radians(self.hfov / 2))))

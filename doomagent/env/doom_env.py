@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,23 +16,22 @@ from doomagent.env._engine import (
     VARIABLE_INDEX,
     WARMUP_TICS,
     EngineLink,
-    demo_file,
     engine_failure,
     is_engine,
     own_session_launcher,
 )
 from doomagent.env._maps import map_and_rooms
-from doomagent.env._recording import DemoPaths
-from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, parse_action
+from doomagent.env._recording import DemoPaths, DemoReplay
+from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, Aim, parse_move
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import resolve_wad
 from doomagent.env.observation import Hud, Observation, VisibleObject, bearing
 from doomagent.env.outcome import Outcome
 from doomagent.env.tracker import RoomTracker
-from doomagent.errors import ConfigError, EngineError
+from doomagent.errors import ActionParseError, ConfigError, EngineError
 
 
-class DoomEnv:
+class DoomEnv(DemoReplay):
     """Play one Doom map through the paper's action set, one decision per `decision_frames` tics.
 
     The API is Gymnasium's (`reset`, `step`, `render`, `close`) with typed observations (`Observation`:
@@ -63,6 +61,7 @@ class DoomEnv:
         self.tracker = RoomTracker(self.rooms, self.config.backtrack)
         self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
+        self._turn = 0.0  # degrees an aim turns in the next tic
         self._last_motion: int | None = None  # button of the last motion key (held while waiting, in real time)
         self._replaying: Path | None = None  # the demo being replayed, if any
         self._running = False
@@ -97,7 +96,10 @@ class DoomEnv:
         game.set_mode(vzd.Mode.PLAYER)
         game.set_labels_buffer_enabled(c.objects)
         game.set_objects_info_enabled(c.engine_objects)
-        game.set_available_buttons([getattr(vzd.Button, b) for b in BUTTON_NAMES])
+        buttons = [getattr(vzd.Button, b) for b in BUTTON_NAMES]
+        if c.grid is not None:
+            buttons.append(vzd.Button.TURN_LEFT_RIGHT_DELTA)  # degrees to the right, for aims
+        game.set_available_buttons(buttons)
         game.set_available_game_variables([getattr(vzd.GameVariable, v) for v in GAME_VARIABLES])
         game.set_episode_timeout(0)
         # The engine ignores turning for the first tics of a level; start the episode after them
@@ -145,16 +147,17 @@ class DoomEnv:
         return self._obs, self._info(None)
 
     def step(
-        self, action: Action | str | int, *, lag: int = 0
+        self, action: Action | Aim | str | int, *, lag: int = 0
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        """Apply one decision and advance `decision_frames` tics.
+        """Apply one decision and advance `decision_frames` tics (`AIM k` with env.grid: turn to column k in the
+        first of them, exactly, then nothing pressed).
 
         `lag` (the real-time protocol) first lets the game run that many tics while the model thinks: the
         last motion key stays held if `realtime_hold`, else no key is pressed.
         """
         if self._done or self._obs is None:
             raise EngineError("step() called on a finished episode", hint="call reset() first")
-        act = list(Action)[action] if isinstance(action, (int, np.integer)) else parse_action(action)
+        act = self._key(action)
         reward = 0.0
         if lag > 0:
             if self.config.realtime_hold and self._last_motion is not None:
@@ -177,6 +180,22 @@ class DoomEnv:
         outcome = self._outcome()
         self._done = outcome is not None
         return self._finish(reward, outcome)
+
+    def _key(self, action: Action | Aim | str | int) -> Action:
+        """Return the key a decision presses; an aim (env.grid) sets the turn of its first tic and presses none."""
+        move = list(Action)[action] if isinstance(action, (int, np.integer)) else parse_move(action)
+        if isinstance(move, Action):
+            return move
+        grid = self.config.grid
+        if grid is None or not 1 <= move.column <= grid:
+            raise ActionParseError(
+                move.value,
+                f"{move.value} needs a grid of at least {move.column} columns"
+                + (f" (this one has {grid})" if grid else " (env.grid is not set)"),
+                hint="set env.grid: N to aim at columns 1..N",
+            )
+        self._turn = self.config.aim_angle(move.column)
+        return Action.WAIT
 
     def _finish(self, reward: float, outcome: Outcome | None) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         assert self._obs is not None
@@ -219,48 +238,7 @@ class DoomEnv:
             )
         return next(int(o.sector_id) for o in state.objects if o.name == "DoomPlayer")
 
-    def replay(self, demo: str | Path, *, every: int = 1) -> Iterator[Observation]:
-        """Replay a recorded demo headless, yielding an observation every `every` tics."""
-        self._start_replay(demo_file(demo))
-        while not self._game.is_episode_finished():
-            if self._frame % every == 0:
-                self._obs = self._observe()
-                yield self._obs
-            self._engine(self._game.advance_action, 1, True)
-            self._frame += 1
-            self.tracker.update(self._frame, *self._position())
-
-    def replay_at(self, demo: str | Path, frame: int) -> Observation:
-        """Return the observation at `frame` of a recorded demo (the screen a decision at that frame saw).
-
-        Seeking forward renders only the asked-for tic, so scrubbing is fast; seeking back restarts the demo.
-        """
-        path = demo_file(demo)
-        game = self._game
-        if self._replaying != path or frame < self._frame or self._obs is None:
-            self._start_replay(path)
-            self._obs = self._observe()
-        gap = frame - self._frame
-        if gap > 1 and not game.is_episode_finished():
-            self._engine(game.advance_action, gap - 1, False)
-            self._frame += gap - 1
-        if gap >= 1 and not game.is_episode_finished():
-            self._engine(game.advance_action, 1, True)
-            self._frame += 1
-            if not game.is_episode_finished():
-                self._obs = self._observe()
-        assert self._obs is not None
-        return self._obs
-
     # -- internals -----------------------------------------------------------------------------
-
-    def _start_replay(self, path: Path) -> None:
-        self._engine(self._game.replay_episode, str(path))
-        self._replaying = path
-        self._frame = 0
-        x, y = self._position()
-        self.tracker.reset(0, x, y)
-        self._done = True  # a replay is not steppable
 
     def _engine(self, fn: Any, *args: Any) -> Any:
         """Call into the engine on its link: a dead engine is an EngineError, never a call that waits for ever."""
@@ -299,7 +277,12 @@ class DoomEnv:
             buttons = pressed.astype(np.float64)
             if self._running:
                 buttons[SPEED_BUTTON] = 1.0
-            game.set_action(buttons.tolist())
+            values = buttons.tolist()
+            if self.config.grid is not None:  # the turn button of aims, last: degrees, this tic only
+                values.append(self._turn)
+                if self._turn:
+                    span, self._turn = 1, 0.0
+            game.set_action(values)
             last = done + span >= tics
             game.advance_action(span, last)
             reward += game.get_last_reward()

@@ -75,9 +75,11 @@ class FakeGame:
         """Play `tics` tics with the held buttons."""
         held = self._action
         speed = WALK * (2.0 if held[_BUTTON["SPEED"]] else 1.0)
+        delta = held[len(BUTTON_NAMES)] if len(held) > len(BUTTON_NAMES) else 0.0  # an aim's turn, degrees right
         for _ in range(tics):
             self.tic += 1
-            self.angle = (self.angle + TURN * (held[_BUTTON["TURN_LEFT"]] - held[_BUTTON["TURN_RIGHT"]])) % 360
+            turn = TURN * (held[_BUTTON["TURN_LEFT"]] - held[_BUTTON["TURN_RIGHT"]]) - delta
+            self.angle = (self.angle + turn) % 360
             forward = speed * (held[_BUTTON["MOVE_FORWARD"]] - held[_BUTTON["MOVE_BACKWARD"]])
             side = WALK * (held[_BUTTON["MOVE_LEFT"]] - held[_BUTTON["MOVE_RIGHT"]])
             rad = math.radians(self.angle)

@@ -100,6 +100,29 @@ def encode_image(
     return buf.getvalue()
 
 
+def draw_grid(screen: np.ndarray, columns: int) -> np.ndarray:
+    """Return a copy of the screen with `columns` numbered columns drawn on it (aiming: `AIM k` turns column k's
+    centre straight ahead): thin lines between columns, each number in a dark box at the top of its column."""
+    from PIL import Image, ImageDraw
+
+    img = Image.fromarray(screen)
+    draw = ImageDraw.Draw(img)
+    width, height = img.size
+    step = width / columns
+    for k in range(1, columns):
+        x = round(k * step)
+        draw.line([(x, 0), (x, height - 1)], fill=(255, 255, 0), width=1)
+    for k in range(columns):
+        label = str(k + 1)
+        centre = (k + 0.5) * step
+        left, top, right, bottom = draw.textbbox((0, 0), label)
+        w, h = right - left, bottom - top
+        box = (centre - w / 2 - 3, 2, centre + w / 2 + 3, h + 8)
+        draw.rectangle(box, fill=(0, 0, 0))
+        draw.text((centre - w / 2 - left, 5 - top), label, fill=(255, 255, 0))
+    return np.asarray(img)
+
+
 def bearing(px: float, py: float, angle: float, ox: float, oy: float) -> float:
     """Return the bearing of (ox, oy) seen from (px, py) facing `angle`, positive to the left."""
     b = math.degrees(math.atan2(oy - py, ox - px)) - angle

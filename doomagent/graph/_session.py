@@ -160,7 +160,7 @@ class TrialSession:
     def _resume(self, saved: Checkpoint, obs: Any) -> Any:
         """Replay the logged inputs up to the checkpoint and take its state, usage and models' state."""
         assert self.env is not None and self.log is not None and self.ctx is not None and self.out is not None
-        obs = replay_to(self.env, self.log, saved, self.out, obs)
+        obs = replay_to(self.env, self.log, saved, self.out, obs, self.ctx.remember_screen)
         self.ctx.usage = Usage.from_dict(saved.usage)
         self.ctx.wait_frames = sum(int(step.get("lag", 0)) for step in self.log.steps)
         for role, model_state in saved.models.items():

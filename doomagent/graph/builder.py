@@ -82,6 +82,8 @@ class GraphBuilder:
 
         if recipe.strategy == "reference" or recipe.roles is None:
             return cls([Step("navigator", nodes.navigator), Step("act", nodes.act)], state=state)
+        if recipe.direct:
+            return cls._direct(recipe, state)
         shows_walkthrough = recipe.strategy != "naive"
         steps = [Step("vision", nodes.VisionNode(recipe.perception))]
         if recipe.roles.planner is not None and recipe.strategy in ("plan", "k-levels"):
@@ -92,6 +94,27 @@ class GraphBuilder:
             steps.append(Step("experts", nodes.ExpertsNode(walkthrough=shows_walkthrough), gate))
         steps += [
             Step("agent", nodes.AgentNode(walkthrough=shows_walkthrough)),
+            Step("wait", nodes.wait, needs_wait),
+            Step("act", nodes.act),
+        ]
+        return cls(steps, state=state)
+
+    @classmethod
+    def _direct(cls, recipe: Recipe, state: type) -> GraphBuilder:
+        """Return a direct strategy's graph: [planner], [experts], agent (seeing the screen), wait, act."""
+        from doomagent import nodes
+
+        assert recipe.roles is not None
+        facts = recipe.perception == "hybrid"
+        steps = []
+        if recipe.roles.planner is not None and recipe.strategy in ("direct-plan", "direct-k-levels"):
+            gate = every_frames("plan_frame", recipe.roles.planner.every_frames, name="planner_due")
+            steps.append(Step("planner", nodes.PlannerNode(), gate))
+        if recipe.roles.experts is not None and recipe.strategy == "direct-k-levels":
+            gate = every_frames("experts_frame", recipe.roles.experts.every_frames, name="experts_due")
+            steps.append(Step("experts", nodes.ExpertsNode(screen=True, facts=facts), gate))
+        steps += [
+            Step("agent", nodes.AgentNode(screen=True, facts=facts)),
             Step("wait", nodes.wait, needs_wait),
             Step("act", nodes.act),
         ]

@@ -23,7 +23,7 @@ import contextlib
 import shutil
 import sqlite3
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -251,8 +251,16 @@ def save_trial(
     )
 
 
-def replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Observation) -> Observation:
-    """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there."""
+def replay_to(
+    env: DoomEnv,
+    log: RunLog,
+    saved: Checkpoint,
+    out: Path,
+    obs: Observation,
+    seen: Callable[[Observation, str], None] | None = None,
+) -> Observation:
+    """Play the logged decisions' inputs into a freshly reset engine, up to the checkpoint; check it is there.
+    `seen` gets each replayed decision's screen and key (image history)."""
     steps = read_jsonl(out / rundir.STEPS)
     if len(steps) != saved.decision:
         raise EngineError(
@@ -260,7 +268,10 @@ def replay_to(env: DoomEnv, log: RunLog, saved: Checkpoint, out: Path, obs: Obse
             hint="the trial folder was changed by hand; delete it to play the trial from the start",
         )
     for step in steps:
+        before = obs
         obs = env.step(step["action"], lag=int(step.get("lag", 0)))[0]
+        if seen is not None:
+            seen(before, step["action"])
     log.steps.extend(steps)
     log.calls.extend(read_jsonl(out / rundir.CALLS))
     where = (obs.position[0], obs.position[1])

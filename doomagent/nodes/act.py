@@ -23,6 +23,7 @@ def act(state: Mapping[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any
     assert before is not None
     lag = realtime_lag(ctx)
     obs, _, terminated, truncated, info = ctx.env.step(state["action"], lag=lag)
+    ctx.remember_screen(before, state["action"])
     ctx.observation = obs
     ctx.wait_frames += lag
     ctx.think_s = 0.0

@@ -40,7 +40,7 @@ class VisionNode:
             return {"vision": facts.as_text()}
         role = ctx.role(self.role)
         structured = role.structured != "off"
-        text = render("vision", ctx.prompts_dir, structured=structured)
+        text = render("vision", ctx.prompts_dir, structured=structured, aim=ctx.aim)
         schema = strict_schema(VisionReport) if structured else None
         request = ctx.request(
             self.role, text, image=True, schema=schema, schema_name="vision_report", frame=state["frame"]

@@ -26,7 +26,6 @@ def _environment(folder: str) -> Any:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
-        auto_reload=False,  # templates do not change during a run: no stat per render
     )
 
 
@@ -52,3 +51,22 @@ def render(role: str, folder: Path | None = None, **variables: Any) -> str:
         ) from exc
     except jinja2.TemplateError as exc:
         raise ConfigError(f"prompt {role}.j2 in {folder or PROMPT_DIR} is not a valid template: {exc}") from exc
+
+
+# Where the parts of the shipped prompts that change between decisions begin (the plan, expert moves, history,
+# what is seen, notes); everything before the first of them (instructions, walkthrough) stays the same.
+VOLATILE_MARKS = (
+    "# Plan for now",
+    "# Moves proposed",
+    "# Your last moves",
+    "# What you see now",
+    "# Note",
+    "WHAT THE BOT SEES NOW:",
+)
+
+
+def stable_prefix(text: str) -> int:
+    """Return the length of the prompt's beginning that is the same every decision (the whole text when none of
+    VOLATILE_MARKS occurs): what a provider's prompt cache can keep."""
+    found = [i for mark in VOLATILE_MARKS if (i := text.find(mark)) > 0]
+    return min(found) if found else len(text)

@@ -5,12 +5,14 @@ the rate limits and budget an eval's workers share (`limits`)."""
 from __future__ import annotations
 
 from doomagent.errors import MissingApiKeyError, ProviderError
+from doomagent.providers._stub_formats import StubAnswer
 from doomagent.providers.base import (
     Message,
     Model,
     ModelRequest,
     ModelResponse,
     Screenshot,
+    ToolCall,
     user_message,
     wire_messages,
 )
@@ -33,6 +35,8 @@ __all__ = [
     "ScriptedModel",
     "SeededTestModel",
     "ServedLocalModel",
+    "StubAnswer",
+    "ToolCall",
     "resolve_model",
     "user_message",
     "wire_messages",

@@ -28,6 +28,7 @@ class ModelRequest:
     schema: dict[str, Any] | None = None  # JSON schema of the wanted output, when structured
     schema_name: str = "output"
     grammar: str | None = None  # a GBNF grammar for the answer, used by roles with structured: grammar
+    tools: tuple[dict[str, Any], ...] | None = None  # OpenAI-style tool definitions the model must call one of
     frame: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -63,6 +64,18 @@ class ModelResponse:
     output_tokens: int | None = None
     cost: float | None = None
     structured: bool = False  # the provider was asked for schema-constrained output
+    tool_calls: tuple[ToolCall, ...] = ()  # the tools the model called (requests with tools)
+    cached_tokens: int | None = None  # input tokens read from the provider's prompt cache
+    cache_write_tokens: int | None = None  # input tokens written to it (Anthropic's cache_creation_input_tokens)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call in a reply: the tool's name and its arguments (parsed JSON; {} when unreadable)."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    raw: str = ""  # the arguments as the model wrote them
 
 
 @runtime_checkable
@@ -113,6 +126,25 @@ class Stateful(Protocol):
 
     def restore_state(self, state: dict[str, Any]) -> None:
         """Take back a state checkpoint_state returned."""
+        ...
+
+
+@runtime_checkable
+class CallsTools(Protocol):
+    """A model that can say whether it answers tool calls (LiteLLM's function-calling support)."""
+
+    @property
+    def supports_tools(self) -> bool:
+        """Return True when decisions should be asked for as tool calls."""
+        ...
+
+
+@runtime_checkable
+class CountsImages(Protocol):
+    """A model that counts what an image costs it in input tokens, as its provider does."""
+
+    def image_tokens(self, data_url: str, detail: str = "auto") -> int:
+        """Return the input tokens of one image."""
         ...
 
 

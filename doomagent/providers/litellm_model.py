@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_att
 
 from doomagent._internal.redact import scrub, secret_values
 from doomagent.errors import ErrorKind, MissingApiKeyError, ProviderError
-from doomagent.providers.base import ModelRequest, ModelResponse, wire_messages
+from doomagent.providers.base import Message, ModelRequest, ModelResponse, ToolCall, wire_messages
 from doomagent.providers.settings import RoleSettings
 
 # Providers that run on the user's own machine or network and take no key by default.
@@ -77,6 +78,8 @@ class LiteLLMModel:
 
     def _structured_mode(self) -> str:
         mode = self.settings.structured
+        if mode == "tools":
+            return "json_schema"  # requests without tools (vision, planner) still ask for their schema
         if mode != "auto":
             return mode
         try:
@@ -84,11 +87,37 @@ class LiteLLMModel:
         except Exception:  # unknown models: LiteLLM raises rather than answering False
             return "off"
 
+    @property
+    def supports_tools(self) -> bool:
+        """Return True when decisions should be tool calls: `structured: tools`, or `auto` and LiteLLM says the
+        model supports function calling."""
+        mode = self.settings.structured
+        if mode != "auto":
+            return mode == "tools"
+        try:
+            return bool(_litellm().supports_function_calling(model=self.settings.model))
+        except Exception:  # unknown models
+            return False
+
+    @property
+    def marks_cache(self) -> bool:
+        """Return True for providers that cache a prompt prefix only where the request marks it (Anthropic)."""
+        model = self.settings.model.lower()
+        return self.settings.cache == "auto" and (_provider(model) == "anthropic" or "claude" in model)
+
+    def image_tokens(self, data_url: str, detail: str = "auto") -> int:
+        """Return the input tokens one image costs on this model, as LiteLLM counts them."""
+        from litellm.litellm_core_utils.token_counter import estimate_image_tokens
+
+        _litellm()
+        return int(estimate_image_tokens(self.settings.model, data_url, detail))
+
     def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
         s = self.settings
+        messages = wire_messages(request.messages)
         kwargs: dict[str, Any] = {
             "model": s.model,
-            "messages": wire_messages(request.messages),
+            "messages": mark_cache(messages) if self.marks_cache else messages,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "timeout": s.timeout,
@@ -99,7 +128,10 @@ class LiteLLMModel:
             kwargs["api_base"] = s.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        if request.schema is not None and self._structured == "json_schema":
+        if request.tools is not None:
+            kwargs["tools"] = list(request.tools)
+            kwargs["tool_choice"] = "required"
+        elif request.schema is not None and self._structured == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
@@ -167,6 +199,8 @@ class LiteLLMModel:
                 cost = float(litellm.completion_cost(completion_response=response))
             except Exception:  # LiteLLM raises for models missing from its price map
                 cost = None
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None) or getattr(usage, "cache_read_input_tokens", None)
         return ModelResponse(
             text=text,
             model=self.settings.model,
@@ -175,6 +209,9 @@ class LiteLLMModel:
             output_tokens=getattr(usage, "completion_tokens", None),
             cost=cost,
             structured=structured,
+            tool_calls=_tool_calls(choice.message if choice is not None else None),
+            cached_tokens=int(cached) if cached else None,
+            cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None) or None,
         )
 
     def _error(self, exc: BaseException) -> ProviderError:
@@ -218,7 +255,47 @@ def error_kind(exc: BaseException) -> ErrorKind:
 
 
 def _constrained(kwargs: dict[str, Any]) -> bool:
-    return "response_format" in kwargs or "grammar" in kwargs.get("extra_body", {})
+    return "response_format" in kwargs or "tools" in kwargs or "grammar" in kwargs.get("extra_body", {})
+
+
+def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    """Return the tool calls of a reply's message (arguments parsed; {} when they are not a JSON object)."""
+    out = []
+    for call in getattr(message, "tool_calls", None) or ():
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None)
+        if not name:
+            continue
+        raw = getattr(function, "arguments", None) or ""
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else dict(raw)
+        except (ValueError, TypeError):
+            arguments = {}
+        out.append(ToolCall(str(name), arguments if isinstance(arguments, dict) else {}, str(raw)[:500]))
+    return tuple(out)
+
+
+def mark_cache(messages: list[Message]) -> list[Message]:
+    """Return messages with the first user message's stable beginning (instructions, walkthrough: see
+    prompts.stable_prefix) marked as a prompt-cache breakpoint (`cache_control`, Anthropic's format)."""
+    from doomagent.prompts import stable_prefix
+
+    out = list(messages)
+    for i, message in enumerate(out):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        if not parts or parts[0].get("type") != "text":
+            return out
+        text = parts[0]["text"]
+        cut = stable_prefix(text)
+        marked: list[dict[str, Any]] = [{"type": "text", "text": text[:cut], "cache_control": {"type": "ephemeral"}}]
+        if text[cut:]:
+            marked.append({"type": "text", "text": text[cut:]})
+        out[i] = {**message, "content": marked + parts[1:]}
+        return out
+    return out
 
 
 def _transient(exc: BaseException) -> bool:

@@ -36,11 +36,18 @@ class RoleSettings(BaseModel):
     api_base: str | None = None
     api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
     extra: dict[str, Any] = Field(default_factory=dict, description="extra provider parameters, passed through")
-    structured: Literal["auto", "json_schema", "json_object", "grammar", "off"] = Field(
+    structured: Literal["auto", "json_schema", "json_object", "grammar", "tools", "off"] = Field(
         "auto",
-        description="auto: JSON schema when LiteLLM says the model supports it, else text parsing; "
+        description="auto: JSON schema when LiteLLM says the model supports it, else text parsing (for the "
+        "Agent of a direct strategy: tool calls where LiteLLM says the model supports function calling); "
         "json_object: llama.cpp-style schema-in-response_format; grammar: a GBNF grammar (llama.cpp) that "
-        "forces the two-line ACTION/REASON answer, the fastest on a local model",
+        "forces the two-line ACTION/REASON answer, the fastest on a local model; tools: the Agent and "
+        "Experts answer by calling a `press` tool (a required tool call), other roles by JSON schema",
+    )
+    cache: Literal["auto", "off"] = Field(
+        "auto",
+        description="auto: mark the stable beginning of each prompt (instructions, walkthrough) as a cache "
+        "breakpoint for providers that need one (Anthropic's cache_control); off: no marks",
     )
     retries: int = Field(3, ge=0, le=10, description="retries on 429, 5xx, timeouts and connection errors")
     backoff: float = Field(0.5, ge=0, description="base seconds of exponential backoff with jitter")
@@ -50,6 +57,12 @@ class RoleSettings(BaseModel):
         description="the provider's allowance for this model, shared by every worker of an eval: "
         "`500/min`, `30000tok/min`, `500/min,30000tok/min`, or {requests, tokens, window_s}",
     )
+
+    @field_validator("structured", "cache", mode="before")
+    @classmethod
+    def _off_is_a_word(cls, v: Any) -> Any:
+        # YAML reads a bare `off` (as in `--set agent.structured=off`) as false.
+        return "off" if v is False else v
 
     @field_validator("rate_limit", mode="before")
     @classmethod

@@ -1,4 +1,4 @@
-"""A local chat server speaking OpenAI's or Ollama's wire format, for offline tests and demos.
+"""A local chat server speaking OpenAI's, Ollama's, Anthropic's or Gemini's wire format, for offline tests and demos.
 
 It binds 127.0.0.1 only, answers from a function of the request body, and keeps every request it
 got, so tests can check from the server side what LiteLLM really sent.
@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-Body = dict[str, Any]
-Reply = Callable[[Body], "str | tuple[int, str]"]
+from doomagent.providers._stub_formats import ROUTES, Body, StubAnswer, payload
+
+Reply = Callable[[Body], "str | StubAnswer | tuple[int, str]"]
 
 
 def default_reply(body: Body) -> str:
@@ -45,7 +46,7 @@ class StubServer:
     text, or text that ignores the requested schema. `faults` records what each request got.
     """
 
-    kind: Literal["openai", "ollama"] = "openai"
+    kind: Literal["openai", "ollama", "anthropic", "gemini"] = "openai"
     reply: Reply = default_reply
     requests: list[Received] = field(default_factory=list)
     fault_rate: float = 0.0
@@ -83,31 +84,9 @@ class StubServer:
             self._server.server_close()
             self._server = None
 
-    def _payload(self, body: Body, text: str) -> dict[str, Any]:
-        prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
-        completion_tokens = max(1, len(text) // 4)
-        if self.kind == "ollama":
-            return {
-                "model": body.get("model", "stub"),
-                "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "message": {"role": "assistant", "content": text},
-                "done": True,
-                "done_reason": "stop",
-                "prompt_eval_count": prompt_tokens,
-                "eval_count": completion_tokens,
-            }
-        return {
-            "id": f"chatcmpl-stub-{len(self.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "stub"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        }
+    def _payload(self, body: Body, answer: str | StubAnswer) -> dict[str, Any]:
+        reply = answer if isinstance(answer, StubAnswer) else StubAnswer(text=answer)
+        return payload(self.kind, body, reply, len(self.requests))
 
 
 _OLLAMA_SHOW = {
@@ -140,8 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
         if stub.kind == "ollama" and self.path.rstrip("/").endswith("/api/show"):
             self._send(200, _OLLAMA_SHOW)
             return
-        expected = "/api/chat" if stub.kind == "ollama" else "/chat/completions"
-        if not self.path.rstrip("/").endswith(expected):
+        if not self.path.split("?")[0].rstrip("/").endswith(ROUTES[stub.kind]):
             self._send(404, {"error": f"no route {self.path}"})
             return
         with self.lock:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from doomagent.providers.base import ModelRequest, ModelResponse
+from doomagent.providers.base import ModelRequest, ModelResponse, ToolCall
 
 Reply = str | ModelResponse | BaseException
 Script = Callable[[ModelRequest], Reply] | Iterable[Reply]
@@ -81,6 +82,7 @@ class ScriptedModel:
 
 
 _MOVES = ("UP", "UP", "UP", "LEFT", "RIGHT", "STRAFE LEFT", "STRAFE RIGHT", "FIRE", "USE", "DOWN")
+_AIMS = re.compile(r"AIM 1 to AIM (\d+)")
 _SIGHTS = ("a corridor ahead", "a door on the far wall", "an open room", "a wall close in front")
 
 
@@ -110,8 +112,12 @@ class SeededTestModel(ScriptedModel):
         version, internal, gauss = state["rng"]
         self._rng.setstate((version, tuple(internal), gauss))
 
-    def _answer(self, request: ModelRequest) -> str:
+    def _answer(self, request: ModelRequest) -> str | ModelResponse:
         rng = self._rng
+        if request.tools is not None:  # a tool-call answer: press a key (tools mode)
+            key, why, sight = rng.choice(_MOVES), rng.choice(_SIGHTS), rng.choice(_SIGHTS)
+            call = ToolCall("press", {"seen": sight, "key": key, "reason": why}, f'{{"key": "{key}"}}')
+            return ModelResponse(text="", model=self.name, latency_s=self.latency, tool_calls=(call,), cost=self.cost)
         if request.role == "vision":
             sight = rng.choice(_SIGHTS)
             return (
@@ -120,4 +126,10 @@ class SeededTestModel(ScriptedModel):
             )
         if request.role == "planner":
             return "1. Look for the door.\n2. Walk to it.\n3. Press USE to open it."
-        return f"ACTION: {rng.choice(_MOVES)}\nREASON: {rng.choice(_SIGHTS)}"
+        moves: tuple[str, ...] = _MOVES
+        grid = _AIMS.search(request.text())
+        if grid is not None:  # aiming is on (env.grid): aims are moves too
+            moves = _MOVES + tuple(f"AIM {k}" for k in range(1, int(grid.group(1)) + 1))
+        if request.has_image:  # a direct strategy's Agent or Experts: what it saw first
+            return f"SEEN: {rng.choice(_SIGHTS)}\nACTION: {rng.choice(moves)}\nREASON: {rng.choice(_SIGHTS)}"
+        return f"ACTION: {rng.choice(moves)}\nREASON: {rng.choice(_SIGHTS)}"

@@ -16,7 +16,9 @@ from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes.files import WALKTHROUGHS, auto_walkthrough, read_text, shipped_walkthrough
 
-Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "reference"]
+Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "direct", "direct-plan", "direct-k-levels", "reference"]
+# One vision model sees the screen and answers the move (no Vision role); with a Planner, and with Experts too.
+DIRECT_STRATEGIES = ("direct", "direct-plan", "direct-k-levels")
 ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own
 _ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -135,6 +137,14 @@ class Recipe(BaseModel):
         "whose model calls all failed with connection errors, 5xx or timeouts after their retries; a few "
         "failures in a row are played as WAIT; null: never",
     )
+    image_history: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="screenshots sent to each role that takes images (Vision, a direct strategy's Agent and "
+        "Experts): the current one and the N-1 before it, oldest first, each labelled with its frame and the "
+        "key pressed after it",
+    )
     checkpoint_every: int | None = Field(
         25,
         ge=1,
@@ -173,13 +183,24 @@ class Recipe(BaseModel):
             return self
         if self.roles is None:
             raise ValueError(f"strategy {self.strategy!r} needs roles (an agent at least)")
-        if self.perception != "engine" and self.roles.vision is None:
+        if self.direct:
+            if self.roles.vision is not None:
+                raise ValueError(
+                    f"strategy {self.strategy!r} has no Vision role: its Agent sees the screen itself "
+                    "(remove roles.vision, or play plan / k-levels)"
+                )
+        elif self.perception != "engine" and self.roles.vision is None:
             raise ValueError(f"perception {self.perception!r} needs roles.vision (or set perception: engine)")
-        if self.strategy in ("plan", "k-levels") and self.roles.planner is None:
+        if self.strategy in ("plan", "k-levels", "direct-plan", "direct-k-levels") and self.roles.planner is None:
             raise ValueError(f"strategy {self.strategy!r} needs roles.planner")
-        if self.strategy == "k-levels" and self.roles.experts is None:
-            raise ValueError("strategy 'k-levels' needs roles.experts")
+        if self.strategy in ("k-levels", "direct-k-levels") and self.roles.experts is None:
+            raise ValueError(f"strategy {self.strategy!r} needs roles.experts")
         return self
+
+    @property
+    def direct(self) -> bool:
+        """Return True for the direct strategies (the Agent sees the screenshot; no Vision role)."""
+        return self.strategy in DIRECT_STRATEGIES
 
     @property
     def allowed_actions(self) -> frozenset[Action]:

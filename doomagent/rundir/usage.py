@@ -19,6 +19,8 @@ class RoleUsage(BaseModel):
     failed: int = 0  # calls that got no answer at all (the provider or its server failed, after retries)
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens the provider read from its prompt cache (part of input_tokens)
+    cache_write_tokens: int = 0  # input tokens the provider wrote to its prompt cache (Anthropic)
     cost: float = 0.0
     latency_s: float = 0.0
     rate_waits: int = 0  # requests held back by the eval's shared rate limit
@@ -31,6 +33,8 @@ class RoleUsage(BaseModel):
             failed=self.failed + other.failed,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost=self.cost + other.cost,
             latency_s=self.latency_s + other.latency_s,
             rate_waits=self.rate_waits + other.rate_waits,

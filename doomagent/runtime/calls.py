@@ -9,12 +9,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from doomagent.answers.tools import ReplyCheck
 from doomagent.errors import FatalProviderError, ModelServerError, ProviderError, ProviderUnreachableError, RunError
 from doomagent.providers.base import FATAL_KINDS, Model, ModelRequest, ModelResponse
 from doomagent.providers.limits import Limits, slot
 from doomagent.rundir.usage import RoleUsage, Usage
 
-Check = Callable[[str], "str | None"]
+Check = Callable[[str], "str | None"] | ReplyCheck  # a text check, or one on the whole reply (tool calls)
+
+
+def failure_of(check: Check | None, response: ModelResponse) -> str | None:
+    """Return why an arrived answer is unusable according to `check` (None: usable, or no check)."""
+    if check is None:
+        return None
+    return check(response) if isinstance(check, ReplyCheck) else check(response.text)
 
 
 def safe_text(text: str) -> str:
@@ -82,7 +90,21 @@ class CallOutcome:
             "cost": response.cost if response else None,
             "structured": response.structured if response else None,
             "error": self.error,
-        }
+        } | self._extras()
+
+    def _extras(self) -> dict[str, Any]:
+        """Return the fields only some calls have: tool calls, prompt-cache tokens."""
+        response = self.response
+        extras: dict[str, Any] = {}
+        if response is None:
+            return extras
+        if response.tool_calls:
+            extras["tool_calls"] = [{"name": c.name, "arguments": c.arguments} for c in response.tool_calls]
+        if response.cached_tokens:
+            extras["cached_tokens"] = response.cached_tokens
+        if response.cache_write_tokens:
+            extras["cache_write_tokens"] = response.cache_write_tokens
+        return extras
 
     def usage(self) -> RoleUsage:
         """Return what the call adds to its role's usage."""
@@ -94,6 +116,8 @@ class CallOutcome:
             latency_s=self.latency_s,
             input_tokens=(response.input_tokens or 0) if response else 0,
             output_tokens=(response.output_tokens or 0) if response else 0,
+            cached_tokens=(response.cached_tokens or 0) if response else 0,
+            cache_write_tokens=(response.cache_write_tokens or 0) if response else 0,
             cost=(response.cost or 0.0) if response else 0.0,
         )
 
@@ -133,8 +157,8 @@ def attempt(
         error = {"type": "model_server", "message": str(exc)[:500]}
     except RunError as exc:
         error = {"type": "other", "message": str(exc)[:500]}
-    if response is not None and check is not None:
-        failure = check(response.text)
+    if response is not None:
+        failure = failure_of(check, response)
         if failure is not None:
             error = {"type": failure, "message": f"unusable answer: {response.text[:200]!r}"}
     measured = time.perf_counter() - start

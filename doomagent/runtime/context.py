@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -10,15 +11,24 @@ from typing import Any, TypedDict, Unpack
 
 from doomagent.env.actions import Action
 from doomagent.env.doom_env import DoomEnv
-from doomagent.env.observation import Observation
+from doomagent.env.observation import Observation, draw_grid
 from doomagent.errors import ConfigError
-from doomagent.providers.base import Gated, Message, Model, ModelRequest, ModelResponse, Screenshot, user_message
+from doomagent.providers.base import (
+    CountsImages,
+    Gated,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    Screenshot,
+    user_message,
+)
 from doomagent.providers.limits import Limits
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes import Recipe, did_you_mean
 from doomagent.rundir.log import RunLog
 from doomagent.rundir.usage import Usage
-from doomagent.runtime.calls import Check, RoleGate, attempt
+from doomagent.runtime.calls import Check, RoleGate, attempt, failure_of
 
 
 class Options(TypedDict, total=False):
@@ -30,6 +40,7 @@ class Options(TypedDict, total=False):
     schema: dict[str, Any] | None
     schema_name: str
     grammar: str | None
+    tools: tuple[dict[str, Any], ...] | None
     frame: int | None
 
 
@@ -63,6 +74,30 @@ class RunContext:
     wait_frames: int = 0  # frames the game ran while the model thought (real-time protocol)
     # this decision's calls so far: (role, model name, the logged error or None); the runner reads and clears it
     decision_calls: list[tuple[str, str, dict[str, Any] | None]] = field(default_factory=list)
+    # earlier screens for image history: (frame, pixels, the key pressed after it), oldest first
+    screens: collections.deque[tuple[int, Any, str]] = field(default_factory=collections.deque)
+    _image_tokens: dict[str, int] = field(default_factory=dict, repr=False)  # one screen's tokens, by role
+
+    def image_tokens(self, role: str) -> int:
+        """Return the input tokens the role's screens cost (the recipe's image_history of them), as its model's
+        provider counts them (LiteLLM's count for real models; 0 for models that do not count)."""
+        model = self.model(role)
+        if not isinstance(model, CountsImages) or self.observation is None:
+            return 0
+        each = self._image_tokens.get(role)
+        if each is None:
+            i = self.role(role).image
+            shot = Screenshot(self.observation.screen, i.format, i.quality, i.max_side, i.detail)
+            each = self._image_tokens[role] = model.image_tokens(shot.data_url, i.detail or "auto")
+        return each * self.recipe.image_history
+
+    def remember_screen(self, observation: Observation, action: str) -> None:
+        """Keep a decision's screen and the key pressed after it, for requests with image history."""
+        keep = self.recipe.image_history - 1
+        if keep > 0:
+            self.screens.append((observation.frame, observation.screen, action))
+            while len(self.screens) > keep:
+                self.screens.popleft()
 
     def limit_key(self, role: str) -> str:
         """Return the name `role`'s model goes by in rate limits: the recipe's model string."""
@@ -90,6 +125,11 @@ class RunContext:
                 hint=f"add roles.{role}: {{model: ...}} to it",
             )
         return settings
+
+    @property
+    def aim(self) -> int:
+        """Return the columns of the aiming grid (env.grid), 0 when aiming is off."""
+        return self.env.config.grid or 0
 
     @property
     def level(self) -> str:
@@ -135,19 +175,18 @@ class RunContext:
         schema: dict[str, Any] | None = None,
         schema_name: str = "output",
         grammar: str | None = None,
+        tools: tuple[dict[str, Any], ...] | None = None,
         frame: int | None = None,
     ) -> ModelRequest:
         """Return a request to `role`'s model with the role's settings (arguments as for `ask`; `frame`
-        defaults to the current one). Built-in nodes and `ask` build their requests here."""
+        defaults to the current one). Built-in nodes and `ask` build their requests here.
+
+        With `image`, the current screenshot follows the text; with the recipe's `image_history` N > 1 the N-1
+        screens before it come first, oldest first, each after a line naming its frame and the key pressed
+        after it (then `frame F: now` before the current one)."""
         settings = self.role(role)
         if isinstance(prompt, str):
-            shot = None
-            if image:
-                if self.observation is None:
-                    raise ConfigError("a request with the screenshot before the first observation")
-                i = settings.image
-                shot = Screenshot(self.observation.screen, i.format, i.quality, i.max_side, i.detail)
-            messages: Sequence[Message] = [user_message(prompt, shot)]
+            messages: Sequence[Message] = [self._user_message(prompt, settings) if image else user_message(prompt)]
         else:
             messages = list(prompt)
         return ModelRequest(
@@ -158,8 +197,30 @@ class RunContext:
             schema=schema,
             schema_name=schema_name,
             grammar=grammar,
+            tools=tools,
             frame=self.frame if frame is None else frame,
         )
+
+    def _seen(self, pixels: Any) -> Any:
+        """Return a screen as models see it: with the aiming grid drawn on it when env.grid is set."""
+        grid = self.env.config.grid
+        return draw_grid(pixels, grid) if grid else pixels
+
+    def _user_message(self, text: str, settings: RoleSettings) -> Message:
+        if self.observation is None:
+            raise ConfigError("a request with the screenshot before the first observation")
+        i = settings.image
+        now = Screenshot(self._seen(self.observation.screen), i.format, i.quality, i.max_side, i.detail)
+        if not self.screens:
+            return user_message(text, now)  # one screen: the text, then the image (as before image history)
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        for frame, pixels, action in self.screens:
+            parts.append({"type": "text", "text": f"frame {frame}, then you pressed {action}:"})
+            shot = Screenshot(self._seen(pixels), i.format, i.quality, i.max_side, i.detail)
+            parts.append({"type": "image", "image": shot})
+        parts.append({"type": "text", "text": f"frame {self.observation.frame}: now"})
+        parts.append({"type": "image", "image": now})
+        return {"role": "user", "content": parts}
 
     def ask(
         self, role: str, prompt: str | Sequence[Message], *, check: Check | None = None, **options: Unpack[Options]
@@ -178,5 +239,5 @@ class RunContext:
         """
         request = self.request(role, prompt, **options)
         response = self.call(role, request, check)
-        failed = response is None or (check is not None and check(response.text) is not None)
+        failed = response is None or failure_of(check, response) is not None
         return Answer(text=response.text if response is not None else "", ok=not failed, response=response)

@@ -83,6 +83,8 @@ def test_every_shipped_recipe_runs_a_few_decisions(path, tmp_path):
         assert calls == 0
     elif recipe.perception == "engine":
         assert calls == 5  # the Agent alone
+    elif recipe.direct:  # the seeing Agent each decision, and the Planner and Experts at frame 0
+        assert calls == 5 + (recipe.strategy != "direct") + 3 * (recipe.strategy == "direct-k-levels")
     else:
         assert calls >= 10
     assert (tmp_path / "summary.json").is_file() and (tmp_path / "episode.lmp").is_file()

@@ -22,6 +22,7 @@ from doomagent import (
     run_trial,
     stream_trial,
 )
+from doomagent.errors import WadNotFoundError
 from doomagent.graph.checkpoint import Checkpoint, Checkpointer, load_checkpoint
 from doomagent.rundir.log import read_jsonl
 from doomagent.runtime.state import merge_update, state_reducers
@@ -43,6 +44,8 @@ def test_fake_env_keeps_doomenvs_frame_semantics_rooms_and_outcomes():
             break
     assert info["outcome"] == "max_frames" and truncated and env.frame == 40
     env.close()
+    with pytest.raises(WadNotFoundError):  # maps are read once per process, a missing WAD is still named
+        FakeEnv(wad="/nonexistent/doom.wad")
     dying = FakeEnv(map="E1M1", die_at=10)
     dying.reset()
     outcomes = [dying.step("UP")[4]["outcome"] for _ in range(5)]
