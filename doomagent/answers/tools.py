@@ -20,55 +20,40 @@ PRESS = "press"
 AIM = "aim"
 
 
+def _tool(name: str, description: str, choice: tuple[str, dict[str, Any]], *, seen: bool) -> dict[str, Any]:
+    """Return a decision tool: (with `seen`, a one-line account of the screen first), its choice, a reason."""
+    properties: dict[str, Any] = {}
+    if seen:
+        properties["seen"] = {"type": "string", "description": "what the screen shows, in one short line"}
+    properties[choice[0]] = choice[1]
+    properties["reason"] = {"type": "string", "description": "why, in a few words"}
+    parameters = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
 def press_tool(allowed: frozenset[Action] | None = None, *, seen: bool = False) -> dict[str, Any]:
     """Return the `press` tool: `key` (an enum of the allowed actions) and `reason`; with `seen`, also a one-line
     account of the screen first (the direct strategy's description)."""
     keys = [a.value for a in Action if allowed is None or a in allowed]
-    properties: dict[str, Any] = {}
-    if seen:
-        properties["seen"] = {"type": "string", "description": "what the screen shows, in one short line"}
-    properties["key"] = {"type": "string", "enum": keys, "description": "the one key to press this turn"}
-    properties["reason"] = {"type": "string", "description": "why, in a few words"}
-    return {
-        "type": "function",
-        "function": {
-            "name": PRESS,
-            "description": "Press one key of the game for this turn.",
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": list(properties),
-                "additionalProperties": False,
-            },
-        },
-    }
+    key = {"type": "string", "enum": keys, "description": "the one key to press this turn"}
+    return _tool(PRESS, "Press one key of the game for this turn.", ("key", key), seen=seen)
 
 
 def aim_tool(columns: int, *, seen: bool = False) -> dict[str, Any]:
     """Return the `aim` tool (env.grid): turn so that a numbered column of the picture is straight ahead."""
-    properties: dict[str, Any] = {}
-    if seen:
-        properties["seen"] = {"type": "string", "description": "what the screen shows, in one short line"}
-    properties["column"] = {
+    column = {
         "type": "integer",
         "minimum": 1,
         "maximum": columns,
         "description": "the column (numbered at the top of the picture) to turn to; FIRE next hits what is in it",
     }
-    properties["reason"] = {"type": "string", "description": "why, in a few words"}
-    return {
-        "type": "function",
-        "function": {
-            "name": AIM,
-            "description": "Turn so that a numbered column of the picture is straight ahead (instead of a key).",
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": list(properties),
-                "additionalProperties": False,
-            },
-        },
-    }
+    description = "Turn so that a numbered column of the picture is straight ahead (instead of a key)."
+    return _tool(AIM, description, ("column", column), seen=seen)
 
 
 def decision_tools(allowed: frozenset[Action] | None, aim: int, *, seen: bool = False) -> tuple[dict[str, Any], ...]:
