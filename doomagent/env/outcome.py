@@ -13,6 +13,7 @@ class Outcome(StrEnum):
     STUCK = "stuck"  # stayed within stuck_radius for stuck_frames (the paper's timeout)
     MAX_FRAMES = "max_frames"  # the frame cap
     BUDGET = "budget"  # the recipe's call or cost cap
+    ENDED = "ended"  # a player from outside (an MCP client, a person) ended the game
     INTERRUPTED = "interrupted"  # stopped from outside (Ctrl-C, a closed stream): not finished
     ERROR = "error"  # a failure that playing on cannot fix
 
@@ -23,4 +24,4 @@ class Outcome(StrEnum):
 
 
 ENGINE_OUTCOMES = (Outcome.EXIT, Outcome.DEATH, Outcome.STUCK, Outcome.MAX_FRAMES)
-FINISHED = frozenset({*ENGINE_OUTCOMES, Outcome.BUDGET})
+FINISHED = frozenset({*ENGINE_OUTCOMES, Outcome.BUDGET, Outcome.ENDED})

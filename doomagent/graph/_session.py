@@ -42,6 +42,11 @@ from doomagent.runtime.calls import Reachability, RoleGate
 from doomagent.runtime.context import RunContext
 from doomagent.runtime.state import initial_state, merge_update, state_reducers
 
+
+class PlayerEnded(BaseException):
+    """Raised by a node whose player (an MCP client, a person) ended the game: the trial ends as `ended`."""
+
+
 # Errors that end a trial with outcome `error` and a summary (the trial failed; the program goes on).
 TRIAL_ERRORS = (FatalProviderError, EngineError, ModelServerError, ProviderUnreachableError)
 
@@ -218,7 +223,9 @@ class TrialSession:
             return False
         self._closed = True
         suppress = False
-        if isinstance(exc, OSError):
+        if isinstance(exc, PlayerEnded):
+            self.outcome, suppress = "ended", True
+        elif isinstance(exc, OSError):
             self._disk_full = True  # the trial's files could not be written: no summary claims it finished
         elif isinstance(exc, TRIAL_ERRORS):
             if self.env is not None:  # before the engine started there is nothing to summarise: re-raise

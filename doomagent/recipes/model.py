@@ -16,7 +16,9 @@ from doomagent.errors import ActionParseError, ConfigError
 from doomagent.providers.settings import RoleSettings
 from doomagent.recipes.files import WALKTHROUGHS, auto_walkthrough, read_text, shipped_walkthrough
 
-Strategy = Literal["naive", "walkthrough", "plan", "k-levels", "direct", "direct-plan", "direct-k-levels", "reference"]
+Strategy = Literal[
+    "naive", "walkthrough", "plan", "k-levels", "direct", "direct-plan", "direct-k-levels", "reference", "external"
+]
 # One vision model sees the screen and answers the move (no Vision role); with a Planner, and with Experts too.
 DIRECT_STRATEGIES = ("direct", "direct-plan", "direct-k-levels")
 ROLE_NAMES = ("vision", "planner", "experts", "agent")  # the built-in roles; recipes may add their own
@@ -179,7 +181,7 @@ class Recipe(BaseModel):
 
     @model_validator(mode="after")
     def _check_strategy(self) -> Recipe:
-        if self.strategy == "reference":
+        if self.strategy in ("reference", "external"):  # the navigator; a player outside (MCP client, a person)
             return self
         if self.roles is None:
             raise ValueError(f"strategy {self.strategy!r} needs roles (an agent at least)")
@@ -212,7 +214,7 @@ class Recipe(BaseModel):
         """Return True when the walkthrough is chosen for the map (`auto`, or none named by a strategy that
         reads one)."""
         if self.walkthrough is None:
-            return self.strategy not in ("naive", "reference")
+            return self.strategy not in ("naive", "reference", "external")
         return self.walkthrough.lower() == "auto"
 
     def walkthrough_text(self, base: Path | None = None) -> str | None:
@@ -250,6 +252,8 @@ class Recipe(BaseModel):
     @property
     def agent_model(self) -> str:
         """Return the Agent's model string, or the strategy's name when no model plays."""
+        if self.strategy == "external":
+            return self.name  # who played: `mcp` (or the client's name), `human`
         return self.roles.agent.model if self.roles is not None else self.strategy
 
     def public_dict(self) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from doomagent import FakeEnv, StubAnswer, load_recipe, run_trial
 from doomagent.providers.stub_server import StubServer
 from doomagent.rundir.log import read_jsonl
 
+pytestmark = pytest.mark.slow  # real HTTP through LiteLLM, ~0.6 s a test: the second tier
+
 MODELS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-5", "gemini": "gemini/gemini-2.5-flash"}
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_BASE")
 
