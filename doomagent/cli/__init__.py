@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from doomagent.cli import commands, doctor, evaluate, maps, mcp, watch  # noqa: F401  (they add their commands)
+from doomagent.cli import commands, doctor, evaluate, maps, players, watch  # noqa: F401  (they add their commands)
 from doomagent.cli._common import app, err
 from doomagent.errors import DoomAgentError
 
