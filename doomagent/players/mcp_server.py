@@ -77,6 +77,10 @@ class Games:
         digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:6]
         return base.with_name(f"{base.name}-{digest}")  # other settings (skill, frame cap): a group of their own
 
+    def all(self) -> list[ExternalGame]:
+        """Return every game, oldest first."""
+        return list(self._games.values())
+
     def close(self) -> None:
         """End every game still playing."""
         for game in self._games.values():
@@ -131,18 +135,32 @@ def build_server(settings: ServerSettings) -> Any:
     """Return the MCP server (the official SDK's MCPServer) with doomagent's tools and the map resource."""
     from mcp.server import MCPServer
 
-    games = Games(settings)
+    tools = DoomTools(Games(settings))
     server = MCPServer(
         "doomagent",
         instructions="Play Doom: new_game, then look and press until the outcome is set; end_game to stop.",
     )
+    for tool in (tools.new_game, tools.press, tools.status, tools.end_game):
+        server.tool()(tool)
+    server.tool(structured_output=False)(tools.look)
+    server.resource("doomagent://map", name="map", mime_type="image/png")(tools.map_picture)
+    server.games = tools.games  # type: ignore[attr-defined]  # for the CLI's cleanup
+    return server
 
-    @server.tool()
+
+class DoomTools:
+    """The tools, each a method the server registers (its docstring is what the client reads)."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+        self.settings = games.settings
+
     def new_game(
-        ctx: Context, map: str = "E1M1", wad: str = "freedoom1", skill: int = 3, seed: int = 0, frame_cap: int = 0
+        self, ctx: Context, map: str = "E1M1", wad: str = "freedoom1", skill: int = 3, seed: int = 0, frame_cap: int = 0
     ) -> str:
         """Start a game: `map` of `wad` (freedoom1, freedoom2, or a WAD the server was given), `skill` 1-5, the
         engine's `seed`, and `frame_cap` frames at most (0: the server's cap)."""
+        settings = self.settings
         if wad not in settings.wads:
             raise _error(f"wad {wad!r} is not one this server plays: {', '.join(settings.wads)} (never a path)")
         if not 1 <= skill <= 5:
@@ -154,17 +172,15 @@ def build_server(settings: ServerSettings) -> Any:
             from doomagent.env.geometry import MapGeometry
 
             MapGeometry.load(env.map, env.wad)  # a map the WAD lacks is refused before any folder is written
-            game = games.new(_session_key(ctx), _client(ctx), env, seed)
+            game = self.games.new(_session_key(ctx), _client(ctx), env, seed)
         except (DoomAgentError, ValueError) as exc:
             raise _error(str(exc).splitlines()[0]) from None
-        return f"game started: {wad} {env.map}, skill {skill}, seed {seed}, frame cap {env.max_frames}; " + json.dumps(
-            _state(game)
-        )
+        started = f"game started: {wad} {env.map}, skill {skill}, seed {seed}, frame cap {env.max_frames}; "
+        return started + json.dumps(_state(game))
 
-    @server.tool(structured_output=False)
-    def look(ctx: Context, facts: bool = False) -> list[Any]:
+    def look(self, ctx: Context, facts: bool = False) -> list[Any]:
         """Return the screen (640x400 JPEG) and the HUD; with `facts`, also what the engine reports in view."""
-        game = games.get(_session_key(ctx))
+        game = self.games.get(_session_key(ctx))
         obs = game.observation()
         text = "\n".join([f"frame {obs.frame}, room {obs.room or '-'}", *obs.hud.as_lines()])
         if facts:
@@ -174,11 +190,10 @@ def build_server(settings: ServerSettings) -> Any:
             text += "\n\nENGINE FACTS:\n" + engine_report(obs, game.ctx.env.rooms).as_text()
         return [Image(data=obs.encode_image("jpeg", quality=85), format="jpeg"), text]
 
-    @server.tool()
-    def press(ctx: Context, action: str, repeat: int = 1, reason: str = "") -> str:
+    def press(self, ctx: Context, action: str, repeat: int = 1, reason: str = "") -> str:
         """Press one of the paper's keys (UP, DOWN, LEFT, RIGHT, STRAFE LEFT, STRAFE RIGHT, FIRE, USE, WAIT,
         SPEED, 1-7) for `repeat` decisions (1-100); `reason` goes to the trial's log. Returns what changed."""
-        game = games.get(_session_key(ctx))
+        game = self.games.get(_session_key(ctx))
         if not 1 <= repeat <= MAX_REPEAT:
             raise _error(f"repeat {repeat} is not 1 to {MAX_REPEAT}")
         before = _state(game)
@@ -193,31 +208,24 @@ def build_server(settings: ServerSettings) -> Any:
         changed = {k: [before[k], v] for k, v in after.items() if v != before[k] and k != "folder"}
         return json.dumps({**after, "changed": changed})
 
-    @server.tool()
-    def status(ctx: Context) -> str:
+    def status(self, ctx: Context) -> str:
         """Return the game's frame, health, room, decisions, outcome (null while playing) and folder."""
-        return json.dumps(_state(games.get(_session_key(ctx))))
+        return json.dumps(_state(self.games.get(_session_key(ctx))))
 
-    @server.tool()
-    def end_game(ctx: Context) -> str:
+    def end_game(self, ctx: Context) -> str:
         """End the session's game (outcome `ended` if the episode was not over); return its summary."""
-        game = games.get(_session_key(ctx))
-        result = game.end()
+        result = self.games.get(_session_key(ctx)).end()
         if result is None:
             raise _error("the game left no summary")
         keep = ("outcome", "frames", "decisions", "room_frames", "rooms_entered", "progress")
         return json.dumps({k: v for k, v in result.model_dump(mode="json").items() if k in keep})
 
-    @server.resource("doomagent://map", name="map", mime_type="image/png")
-    def map_picture() -> bytes:
+    def map_picture(self) -> bytes:
         """The map of the newest game with its rooms and the path walked so far."""
-        playing = list(games._games.values())
+        playing = list(self.games.all())
         if not playing or playing[-1].ctx is None:
             raise _error("no game yet")
         return _map_png(playing[-1])
-
-    server.games = games  # type: ignore[attr-defined]  # for the CLI's cleanup
-    return server
 
 
 def _map_png(game: ExternalGame) -> bytes:
