@@ -85,6 +85,7 @@ def test_bad_recipes_exit_2_with_one_clear_error(tmp_path, monkeypatch, yaml_tex
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow  # imports LiteLLM (~5 s): the second tier
 def test_missing_provider_key_exits_2(monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = runner.invoke(app, ["run", "naive", "--out", str(tmp_path)])

@@ -20,6 +20,7 @@ def test_map_selections_are_ranges_and_lists_in_wad_order():
         select_maps("E1M0-E1M3", FREEDOOM1)
 
 
+@pytest.mark.slow  # plans two whole maps
 def test_survey_of_a_key_map_and_of_a_boss_map():
     e1m2 = survey_map(MapGeometry.load("E1M2"))
     assert e1m2.routed and e1m2.route_rooms[0] == "A" and e1m2.route_keys == ("blue", "red", "yellow")

@@ -17,11 +17,6 @@ from doomagent.eval.report import write_report
 from doomagent.graph.builder import Step
 from doomagent.rundir.log import read_jsonl
 
-pytest.importorskip("mcp")
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-
 KEYS = ["UP", "UP", "UP", "LEFT", "UP", "RIGHT", "STRAFE LEFT", "UP", "USE", "UP"]
 
 
@@ -41,6 +36,10 @@ async def _play(session, presses):
 
 @pytest.mark.engine
 def test_a_game_over_stdio_is_a_trial_like_a_run_of_the_same_inputs(tmp_path):
+    pytest.importorskip("mcp")  # imported here: collecting the fast tier stays quick
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     out = tmp_path / "mcp"
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "doomagent", "mcp", "--out", str(out)], env=dict(os.environ)
@@ -97,6 +96,10 @@ def _act():
 
 @pytest.mark.engine
 def test_two_clients_over_streamable_http_play_games_of_their_own(tmp_path):
+    pytest.importorskip("mcp")
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
     out = tmp_path / "mcp"
     server = subprocess.Popen(
         [sys.executable, "-m", "doomagent", "mcp", "--http", "--port", "0", "--out", str(out)],

@@ -93,6 +93,7 @@ def test_key_comes_from_the_named_variable_and_stays_out_of_logs(tmp_path, monke
             assert secret not in path.read_text()
 
 
+@pytest.mark.slow  # imports LiteLLM (~5 s): the second tier
 def test_missing_key_variable_is_a_user_error(monkeypatch):
     monkeypatch.delenv("NOPE_KEY", raising=False)
     with pytest.raises(MissingApiKeyError, match="NOPE_KEY"):
@@ -107,6 +108,7 @@ def _request():
     return ModelRequest(role="agent", messages=[{"role": "user", "content": "go"}], temperature=0.9, max_tokens=25)
 
 
+@pytest.mark.slow  # imports LiteLLM (~5 s): the second tier
 def test_transient_errors_are_retried_then_succeed():
     answers = iter([(500, "overloaded"), (429, "slow down"), "ACTION: USE\nREASON: door"])
     with StubServer("openai", reply=lambda body: next(answers)) as server:
@@ -116,6 +118,7 @@ def test_transient_errors_are_retried_then_succeed():
     assert len(server.requests) == 3
 
 
+@pytest.mark.slow  # imports LiteLLM (~5 s): the second tier
 def test_client_errors_are_not_retried():
     with StubServer("openai", reply=lambda body: (400, "bad request")) as server:
         model = LiteLLMModel(RoleSettings(model="openai/stub", api_base=server.url + "/v1", retries=3, backoff=0))
@@ -124,6 +127,7 @@ def test_client_errors_are_not_retried():
     assert info.value.kind == "bad_request" and len(server.requests) == 1
 
 
+@pytest.mark.slow  # imports LiteLLM (~5 s): the second tier
 async def test_async_calls_and_connection_refused():
     with StubServer("openai") as server:
         url = server.url
