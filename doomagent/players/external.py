@@ -156,6 +156,12 @@ def _act() -> Any:
     return nodes.act
 
 
+def next_trial(folder: Path) -> int:
+    """Return the number of the next trial folder of a group (0 for a new one)."""
+    taken = [int(p.name[6:]) for p in folder.glob("trial-*") if p.name[6:].isdigit()] if folder.is_dir() else []
+    return max(taken, default=-1) + 1
+
+
 def external_recipe(player: str, env: EnvConfig) -> Recipe:
     """Return the recipe of a game played from outside: `strategy: external`, named for the player."""
     return Recipe(name=player, strategy="external", env=env, checkpoint_every=None)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from doomagent.env.actions import Action, parse_action
 from doomagent.env.config import EnvConfig
-from doomagent.players.external import ExternalGame, external_recipe
+from doomagent.players.external import ExternalGame, external_recipe, next_trial
 
 STATIC = Path(__file__).with_name("static")
 Protocol = Literal["paused", "realtime"]
@@ -31,8 +31,7 @@ class HumanGame:
 
     def __init__(self, env: EnvConfig, out: Path, *, protocol: Protocol = "paused", seed: int = 0) -> None:
         recipe = external_recipe("human", env)
-        trial = max([int(p.name[6:]) for p in out.glob("trial-*") if p.name[6:].isdigit()], default=-1) + 1
-        self.game = ExternalGame(recipe, out, trial=trial, seed=seed)
+        self.game = ExternalGame(recipe, out, trial=next_trial(out), seed=seed)
         self.protocol = protocol
         self.held: Action | None = None
         self._lock = threading.Lock()

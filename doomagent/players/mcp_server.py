@@ -23,7 +23,7 @@ from mcp.server.mcpserver import Context, Image  # the `mcp` extra: this module 
 from doomagent import rundir
 from doomagent.env.config import EnvConfig
 from doomagent.errors import DoomAgentError
-from doomagent.players.external import ExternalGame, external_recipe
+from doomagent.players.external import ExternalGame, external_recipe, next_trial
 
 MAX_REPEAT = 100
 SHIPPED_WADS: dict[str, Path | None] = {"freedoom1": None, "freedoom2": Path("freedoom2.wad")}  # ViZDoom's own
@@ -61,7 +61,7 @@ class Games:
         recipe = external_recipe("mcp", env)
         with self._lock:  # two sessions of one client never take the same trial number
             folder = self._group(client, recipe.public_dict())
-            trial = _next_trial(folder)
+            trial = next_trial(folder)
             (folder / f"trial-{trial:03d}").mkdir(parents=True)
         game = ExternalGame(recipe, folder, trial=trial, seed=seed)
         self._games[session] = game
@@ -85,11 +85,6 @@ class Games:
         """End every game still playing."""
         for game in self._games.values():
             game.end()
-
-
-def _next_trial(folder: Path) -> int:
-    taken = [int(p.name[6:]) for p in folder.glob("trial-*") if p.name[6:].isdigit()] if folder.is_dir() else []
-    return max(taken, default=-1) + 1
 
 
 def _error(message: str) -> Exception:
