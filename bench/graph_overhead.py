@@ -46,13 +46,14 @@ MOVES = [
 
 
 def models() -> dict[str, ScriptedModel]:
-    """Return zero-latency scripted models for every role."""
+    """Return zero-latency scripted models for every role; like real models they keep no requests (a kept
+    request holds its screenshot: 768 KB a decision, and fresh memory for every screen the engine copies)."""
     agent_moves = iter(range(10**9))
     return {
-        "vision": ScriptedModel([VISION]),
-        "planner": ScriptedModel(["1. Walk east.\n2. Open the door."]),
-        "experts": ScriptedModel(["ACTION: UP\nREASON: onward"]),
-        "agent": ScriptedModel(lambda request: MOVES[next(agent_moves) % len(MOVES)]),
+        "vision": ScriptedModel([VISION], keep_calls=0),
+        "planner": ScriptedModel(["1. Walk east.\n2. Open the door."], keep_calls=0),
+        "experts": ScriptedModel(["ACTION: UP\nREASON: onward"], keep_calls=0),
+        "agent": ScriptedModel(lambda request: MOVES[next(agent_moves) % len(MOVES)], keep_calls=0),
     }
 
 
@@ -143,7 +144,7 @@ def main() -> None:
         best = max(rates)
         each = ", ".join(f"{r:.1f}" for r in rates)
         print(f"graph {mode:<24}: {best:8.1f} decisions/s  ({each})  ratio {best / env:.3f}")
-    print("target: ratio >= 0.5")
+    print("target: in memory >= 0.65, writing its folder >= 0.6")
 
 
 if __name__ == "__main__":

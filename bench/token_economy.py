@@ -7,7 +7,9 @@ decisions at gpt-4o's and claude-sonnet's LiteLLM prices, without and with promp
 request's stable beginning (instructions, walkthrough: `prompts.stable_prefix`) is priced at the provider's
 cache-read rate as each provider does it: OpenAI caches by itself the longest beginning a request shares with
 the role's previous one (in 128-token blocks, from 1,024 tokens); Anthropic only what the request marks (the
-stable beginning, at least 1,024 tokens), paying its cache-write rate when it writes it.
+stable beginning, at least 1,024 tokens), paying its cache-write rate when it writes it. Both count the tool
+definitions (which come first) toward the cached beginning. Tool definitions are priced as LiteLLM counts them,
+and Anthropic's tool-use system prompt (313 tokens on requests that require a tool call) is added to Claude's.
 
     python bench/token_economy.py [--frames 300] [--recipes naive,plan,k-levels,direct,direct-plan]
 """
@@ -32,18 +34,30 @@ from doomagent.providers.stub_server import StubServer
 
 PRICED = {"gpt-4o": "gpt-4o", "claude-sonnet": "claude-sonnet-4-5"}
 MOVES = ("UP", "UP", "LEFT", "RIGHT", "FIRE", "USE", "STRAFE LEFT")
-VISION = '{"room": "a grey room", "enemies": [], "items": [], "hazards": [], "hud": ["health 100%", "ammo 50"]}'
+# The stub answers what each prompt asks for: Vision the room and every number of the status bar (vision.j2);
+# the direct Agent one line on the room, enemies, doors and health (direct.j2's SEEN), its key and a reason.
+VISION = json.dumps(
+    {
+        "room": "a grey stone hall, brightly lit, brown floor; a door ahead at the far end, an opening on the left",
+        "enemies": [],
+        "items": [],
+        "hazards": [],
+        "hud": ["ammo 50", "health 100%", "armor 0%", "bullets 50/200", "shells 0/50", "rockets 0/50", "cells 0/300"],
+    }
+)
+SEEN = "a grey hall, a door ahead, no enemies, health 100%"
 
 
 def answer(body: dict, rng: random.Random) -> str | StubAnswer:
     """Answer like the seeded test model: by the request's shape."""
     if body.get("tools"):
-        return StubAnswer(tool_calls=(("press", {"seen": "a grey room", "key": rng.choice(MOVES), "reason": "on"}),))
+        return StubAnswer(tool_calls=(("press", {"seen": SEEN, "key": rng.choice(MOVES), "reason": "the way on"}),))
     if body.get("max_tokens") == 2880:
         return VISION
     if body.get("max_tokens") == 150:
         return "1. Look for the door.\n2. Walk to it.\n3. Press USE."
-    return f"ACTION: {rng.choice(MOVES)}\nREASON: the way on"
+    seen = f"SEEN: {SEEN}\n" if body.get("max_tokens") == 80 else ""  # the direct Agent, answering in text
+    return f"{seen}ACTION: {rng.choice(MOVES)}\nREASON: the way on"
 
 
 @dataclass
@@ -75,6 +89,26 @@ def _parts(body: dict) -> tuple[str, list[tuple[str, str]]]:
     return "\n".join(text), images
 
 
+# Anthropic adds a system prompt of its own to every request that carries tools: 313 tokens when a tool call is
+# required (346 with `auto`), billed as input (Anthropic's tool-use pricing, Claude 4 models). LiteLLM's counter does
+# not know it; providers' reported usage includes it.
+ANTHROPIC_TOOL_SYSTEM = 313
+
+
+def _tool_tokens(model: str, tools: Any) -> int:
+    """Return the input tokens a request's tool definitions cost at `model`, as LiteLLM counts them (the
+    provider's own rendering of the definitions), plus Anthropic's tool-use system prompt."""
+    import litellm
+
+    if not tools:
+        return 0
+    probe = [{"role": "user", "content": "x"}]
+    tokens = litellm.token_counter(model=model, messages=probe, tools=tools) - litellm.token_counter(
+        model=model, messages=probe
+    )
+    return tokens + (ANTHROPIC_TOOL_SYSTEM if "claude" in model else 0)
+
+
 def price(tally: Tally, bodies: list[dict], replies: list[str]) -> None:
     """Add the cost of these requests at each priced model, without and with prompt caching."""
     import litellm
@@ -89,8 +123,8 @@ def price(tally: Tally, bodies: list[dict], replies: list[str]) -> None:
         for body, reply in zip(bodies, replies, strict=True):
             text, images = _parts(body)
             text_tokens = litellm.token_counter(model=model, text=text)
-            if body.get("tools"):  # tool definitions are input tokens too
-                text_tokens += litellm.token_counter(model=model, text=json.dumps(body["tools"]))
+            tool_tokens = _tool_tokens(model, body.get("tools"))
+            text_tokens += tool_tokens
             image_tokens = sum(estimate_image_tokens(model, url, detail) for url, detail in images)
             out_tokens = litellm.token_counter(model=model, text=reply) + 1
             full_in = text_tokens + image_tokens
@@ -99,14 +133,17 @@ def price(tally: Tally, bodies: list[dict], replies: list[str]) -> None:
             key = body.get("max_tokens", 0)  # one role's requests follow each other in the cache
             if "claude" in model:  # Anthropic: the marked beginning (prompts.stable_prefix) only
                 prefix = text[: stable_prefix(text)]
-                tokens = litellm.token_counter(model=model, text=prefix)
+                # the cached prefix is the tools, then the messages up to the mark (tools count toward 1,024)
+                tokens = litellm.token_counter(model=model, text=prefix) + tool_tokens
                 if tokens >= 1024 and previous.get(key, "").startswith(prefix):
                     request_cost -= tokens * (info["input_cost_per_token"] - read)
                 elif tokens >= 1024:
                     request_cost += tokens * (write - info["input_cost_per_token"])
             else:  # OpenAI: the longest beginning shared with the role's previous request, in 128-token blocks
                 shared = os.path.commonprefix([previous.get(key, ""), text])  # noqa: RUF071 (characters, not paths)
-                tokens = litellm.token_counter(model=model, text=shared) // 128 * 128
+                # the tools come first in the prompt OpenAI builds: they are part of the shared beginning
+                same_tools = key in previous and tool_tokens
+                tokens = (litellm.token_counter(model=model, text=shared) + same_tools) // 128 * 128
                 if tokens >= 1024:
                     request_cost -= tokens * (info["input_cost_per_token"] - read)
             previous[key] = text
@@ -122,7 +159,7 @@ def measure(name: str, frames: int) -> Tally:
 
     def reply(body: dict) -> str | StubAnswer:
         out = answer(body, rng)
-        replies.append(out if isinstance(out, str) else str(out.tool_calls))
+        replies.append(out if isinstance(out, str) else json.dumps([{n: a} for n, a in out.tool_calls]))  # as generated
         return out
 
     with StubServer("openai", reply=reply) as stub, tempfile.TemporaryDirectory() as tmp:

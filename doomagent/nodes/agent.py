@@ -124,6 +124,7 @@ def direct_request(
         ctx.recipe.context_tokens - ctx.image_tokens(name),
         role.max_tokens,
         ctx.recipe.history_chunk,
+        brief=True,  # the status bar on the screen shows the health: a line names it only where it changed
     )
     return ctx.request(
         name,

@@ -94,7 +94,9 @@ def resolve_model(spec: str | RoleSettings, *, servers: dict[str, Any] | None = 
         latency = float(settings.extra.get("latency", 0.0))  # seconds per call, for benchmarks
         sleep = bool(settings.extra.get("sleep", True))  # False: report the latency without waiting it
         cost = settings.extra.get("cost")  # US dollars per call, to try budgets
-        return SeededTestModel(int(raw), latency=latency, sleep=sleep, cost=None if cost is None else float(cost))
+        cost_each = None if cost is None else float(cost)
+        # Nobody reads a recipe-built model's requests: keeping them would keep every screen of the trial.
+        return SeededTestModel(int(raw), latency=latency, sleep=sleep, cost=cost_each, keep_calls=0)
     if is_local(name):
         local = name.split("/", 1)[1]
         check_local(local)

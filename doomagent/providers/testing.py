@@ -22,7 +22,9 @@ class ScriptedModel:
 
     An exception in the script is raised, as a provider failure would be. `latency` is the latency each
     answer reports, and a delay per call (time.sleep / asyncio.sleep) unless `sleep` is False: a virtual
-    latency, for the real-time protocol's deterministic tests. Every request is kept in `calls`.
+    latency, for the real-time protocol's deterministic tests. Requests are kept in `calls` (the newest
+    `keep_calls` of them; None keeps all, for tests). A request holds its screenshots' pixels, so a long trial
+    with every request kept holds every screen: models built from recipes (`test`, `test:N`) keep none.
     """
 
     script: Script
@@ -31,6 +33,7 @@ class ScriptedModel:
     sleep: bool = True
     cost: float | None = None  # US dollars each answer reports (to try budgets)
     calls: list[ModelRequest] = field(default_factory=list)
+    keep_calls: int | None = None  # how many of the newest requests `calls` keeps (None: all)
     served: int = 0  # answers given: where a list script stands
 
     def checkpoint_state(self) -> dict[str, Any]:
@@ -49,7 +52,10 @@ class ScriptedModel:
             self._replies = replies
 
     def _reply(self, request: ModelRequest) -> ModelResponse:
-        self.calls.append(request)
+        if self.keep_calls is None or self.keep_calls > 0:
+            self.calls.append(request)
+            if self.keep_calls is not None and len(self.calls) > self.keep_calls:
+                del self.calls[0]
         self.served += 1
         if callable(self.script):
             reply = self.script(request)
@@ -97,9 +103,12 @@ class SeededTestModel(ScriptedModel):
         sleep: bool = True,
         cost: float | None = None,
         name: str | None = None,
+        keep_calls: int | None = None,
     ) -> None:
         self._rng = random.Random(seed)
-        super().__init__(self._answer, name=name or f"test:{seed}", latency=latency, sleep=sleep, cost=cost)
+        super().__init__(
+            self._answer, name=name or f"test:{seed}", latency=latency, sleep=sleep, cost=cost, keep_calls=keep_calls
+        )
 
     def checkpoint_state(self) -> dict[str, Any]:
         """Return the random generator's state (and the answers given), for a trial's checkpoint."""
