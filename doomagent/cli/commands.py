@@ -205,21 +205,26 @@ def report(
         out.print(f"wrote {target}/report.md, report.html, trajectories.png, rooms.png, metrics.json")
 
 
+CEILINGS = ("reference", "reference-nav")  # normal play, and the same navigator taking no damage
+
+
 def _reference_runs(folder: Path, env: EnvConfig, trials: int) -> Path:
-    """Play (or resume) reference-navigator trials on the same map, for the ceiling row."""
+    """Play (or resume) the reference navigator's trials on the same map for the two ceiling rows: `reference`
+    and `reference-nav` (god mode), each a group folder under `folder`."""
 
     from doomagent.eval import plan_jobs, run_jobs
     from doomagent.recipes import Recipe, load_recipe
 
-    # The ceiling plays to the reference recipe's own frame budget, not to the eval's --max-frames: a navigator
-    # cut at 1,000 frames would say nothing about the map.
-    shipped, _ = load_recipe("reference")
-    recipe = Recipe(
-        name="reference", strategy="reference", env=env.model_copy(update={"max_frames": shipped.env.max_frames})
-    )
-    jobs, _ = plan_jobs([(recipe, None)], trials=trials, out=folder, seed=0)
+    recipes: list[tuple[Recipe, Path | None]] = []
+    for name in CEILINGS:
+        # The ceiling plays to the reference recipe's own frame budget, not to the eval's --max-frames: a navigator
+        # cut at 1,000 frames would say nothing about the map.
+        shipped, _ = load_recipe(name)
+        settings = {"max_frames": shipped.env.max_frames, "god": shipped.env.god}
+        recipes.append((Recipe(name=name, strategy="reference", env=env.model_copy(update=settings)), None))
+    jobs, _ = plan_jobs(recipes, trials=trials, out=folder, seed=0)  # a group folder per recipe
     if jobs:
-        out.print(f"playing {len(jobs)} reference-navigator trials for the ceiling row…")
+        out.print(f"playing {len(jobs)} reference-navigator trials for the ceiling rows…")
         run_jobs(jobs, workers=min(len(jobs), os.cpu_count() or 1))
     return folder
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from doomagent.env.geometry import MapGeometry
 
-PLANNER_VERSION = 1  # bump when plans change for the same map
+PLANNER_VERSION = 2  # bump when plans change for the same map (2: a door opens from the side it is pushed from)
 
 
 def cache_folder() -> Path | None:

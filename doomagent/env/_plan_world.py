@@ -21,6 +21,7 @@ from doomagent.env.specials import Key
 
 PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
 PICKUP_REACH = 36  # player radius 16 + a key's radius 20
+FROM = "from:"  # an opener's token naming the sector a door is pushed from (not a token a state gains)
 USE_RANGE = 64  # how far a player reaches to use a line
 
 ObjectiveKind = Literal["key", "switch", "walk", "shoot", "boss", "door", "teleport", "exit"]
@@ -135,8 +136,8 @@ class _World:
         if kind.effect == "none":
             return
         if kind.manual or (tag == 0 and back >= 0):
-            if back >= 0:
-                self.openers.setdefault(back, []).append(needs)
+            if back >= 0:  # pushed by a player standing on the line's front side
+                self.openers.setdefault(back, []).append(needs | {f"{FROM}{front}"})
             return
         moves = self._moved(kind.effect, tagged.get(tag, []))
         if not moves or not sites:
@@ -263,14 +264,20 @@ class _World:
 
     # --- search -------------------------------------------------------------------------------------------
 
-    def active(self, sec: int, state: frozenset[str]) -> bool:
-        """Return True when something has set this sector moving (or it needs nothing: a plain door)."""
-        return any(need <= state for need in self.openers.get(sec, ()))
+    def active(self, sec: int, state: frozenset[str], side: int | None = None) -> bool:
+        """Return True when something has set this sector moving (or it needs nothing: a plain door). With `side`,
+        a pushed door counts only where it is pushed from that sector (a door locked on one side and plain on the
+        other opens from the plain side alone)."""
+        for need in self.openers.get(sec, ()):
+            sides = {t for t in need if t.startswith(FROM)}
+            if need - sides <= state and (side is None or not sides or f"{FROM}{side}" in sides):
+                return True
+        return False
 
     def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str]) -> bool:
         """Return True when a player can cross from src to dst in this state."""
         if dst in self.openers:
-            if self.active(dst, state):
+            if self.active(dst, state, side=src):
                 return True
             # A mover not yet set off keeps its start heights (a closed door stays closed).
             return line_ok

@@ -54,6 +54,11 @@ class EnvConfig(BaseModel):
         "allow `AIM k`, which turns the player so that column k's centre is straight ahead",
     )
     cheats: bool = Field(False, description="allow cheat console commands (tests, debugging)")
+    god: bool = Field(
+        False,
+        description="the player takes no damage (the console's `god`, cheats on): the `reference-nav` ceiling, "
+        "which plays a map's navigation alone",
+    )
     engine_objects: bool = Field(
         False, description="ask the engine for every object each tic (slow); enables engine_player_sector()"
     )

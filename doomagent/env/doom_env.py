@@ -106,7 +106,7 @@ class DoomEnv(DemoReplay):
         # so that frame 0 is the first frame the player controls.
         game.set_episode_start_time(WARMUP_TICS)
         game.add_game_args("+vid_forcesurface 0 +cl_run 0")
-        if c.cheats:
+        if c.cheats or c.god:
             game.add_game_args("+sv_cheats 1")
         before = children()
         try:
@@ -135,6 +135,8 @@ class DoomEnv(DemoReplay):
         else:
             self.recording = None
         self._engine(self._new_episode, seed, self.recording)
+        if self.config.god:
+            self._engine(self._game.send_game_command, "god")  # takes hold before the first tic is played
         self._held[:] = 0
         self._last_motion = None
         self._running = False

@@ -129,7 +129,7 @@ class FakeGame:
         self._screen[:] = int(self.angle * 255 / 360)
         return _State(self._variables(), self._screen.copy())
 
-    def send_command(self, command: str) -> None:
+    def send_game_command(self, command: str) -> None:
         """Ignore console commands."""
 
 

@@ -78,7 +78,8 @@ class Group:
     def label(self) -> str:
         """Return the row label: recipe (model)."""
         if self.recipe.get("strategy") == "reference":
-            return f"{self.recipe['name']} (ceiling)"
+            god = (self.recipe.get("env") or {}).get("god")
+            return f"{self.recipe['name']} (ceiling{', no damage' if god else ''})"
         roles = self.recipe.get("roles") or {}
         model = (roles.get("agent") or {}).get("model")
         return f"{self.recipe['name']} ({model})" if model else str(self.recipe["name"])

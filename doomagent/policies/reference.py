@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
 from doomagent.env.observation import Observation, VisibleObject
+from doomagent.env.progression import plan_for
 from doomagent.env.rooms import RoomMap
+from doomagent.errors import NoPlanError
 from doomagent.policies.grid import GridWalker
+from doomagent.policies.plan_walker import PlanWalker
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
@@ -47,11 +50,21 @@ class ReferenceNavigator:
     _shots: int = 0
     _dodge: Action = Action.STRAFE_LEFT
     _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
+    plan_walker: PlanWalker | None = None  # walks the progression plan instead of the field to the exit
 
     @classmethod
     def for_map(cls, room_map: RoomMap, *, screen_width: int = 640, skill: int = 3) -> ReferenceNavigator:
-        """Return a navigator for the map (it plans item detours for the skill level's things)."""
-        return cls(GridWalker.for_map(room_map, skill=skill), screen_width=screen_width)
+        """Return a navigator for the map (it plans item detours for the skill level's things). On a map whose
+        progression plan has objectives before the exit (keys, switches, triggers, teleporters) it walks the plan
+        (PlanWalker); where the exit alone is the plan (freedoom1 E1M1) it walks the distance field to the exit."""
+        walker = cls(GridWalker.for_map(room_map, skill=skill), screen_width=screen_width)
+        try:
+            plan = plan_for(room_map.geometry)
+        except NoPlanError:
+            return walker
+        if any(o.kind != "exit" for o in plan.objectives):
+            walker.plan_walker = PlanWalker(room_map, plan)
+        return walker
 
     def _alive(self, o: VisibleObject) -> bool:
         height = o.box[3]
@@ -138,4 +151,4 @@ class ReferenceNavigator:
         if self._search > 0:
             self._search -= 1
             return Action.RIGHT
-        return self.follower.act(obs)
+        return (self.plan_walker or self.follower).act(obs)

@@ -69,6 +69,24 @@ def test_unknown_action_is_a_typed_error(env):
 
 
 @pytest.mark.engine
+def test_god_mode_takes_no_damage_where_normal_play_does():
+    """Two shotgun guys summoned in front of the player: they hurt it, unless env.god (reference-nav) is on."""
+    lowest = {}
+    for god in (False, True):
+        play = DoomEnv(EnvConfig(map="E1M1", skill=3, cheats=True, god=god, max_frames=2000))
+        try:
+            play.reset(seed=1)
+            play.step(Action.WAIT)
+            play.send_command("summon ShotgunGuy")
+            play.send_command("summon ShotgunGuy")
+            healths = [play.step(Action.WAIT)[0].hud.health for _ in range(150)]
+            lowest[god] = min(healths)
+        finally:
+            play.close()
+    assert lowest[False] < 100 and lowest[True] == 100
+
+
+@pytest.mark.engine
 def test_kill_ends_with_death(env):
     env.reset(seed=0)
     env.send_command("kill")

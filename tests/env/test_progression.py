@@ -1,15 +1,16 @@
-"""Progression plans pinned against facts read by hand from the shipped WADs, and the walkthroughs written
-from them. (WAD reading only: the fast tier.)
+"""Progression plans pinned against facts read by hand from the shipped WADs, and the walkthroughs written from
+them. (WAD reading only: the fast tier.)
 
-The facts, checked in the WADs' own records: freedoom1 E1M4 places a yellow keycard (type 6) at (-960, 640)
-and a blue keycard (type 5) at (3456, 1472); its yellow doors are lines 1208 and 547 (special 27, DR yellow),
-its blue door line 1295 (special 26); the exit switch is line 1996 (special 11). E1M3's exit is behind
-switches: two SR lift switches (special 62, tags 12 and 13), an S1 stair switch (special 7, tag 18, five
-steps) and another lift switch (tag 15), then the exit switch (line 1367). E2M2: a switch (special 18, tag 2)
-raises a floor, a WR teleporter line 82 (special 97, tag 5) carries the player on, the exit is a walk-over
-line 311 (special 52). E1M8 has no exit until its four Barons of Hell (type 3003) die: sector 3 carries tag
-666 (Doom's boss-death tag), and the exit line 164 (special 52) lies past it. E2M8 ends when its Cyberdemon
-dies (no exit line). E1M1 needs no key: the exit switch only.
+The facts, checked in the WADs' own records: freedoom1 E1M4 places a yellow keycard (type 6) at (-960, 640) and
+a blue keycard (type 5) at (3456, 1472); its yellow doors are lines 1208 and 547 (special 27, DR yellow), its
+blue door line 1295 (special 26); the exit switch is line 1996 (special 11). E1M3's exit is behind switches: two
+SR lift switches (special 62, tags 12 and 13), an S1 stair switch (special 7, tag 18, five steps) and another
+lift switch (tag 15), then the exit switch (line 1367); the way to them crosses a door whose line facing the
+start is locked blue (line 710, special 32) and whose far line is plain (708, special 31). E2M2: a switch
+(special 18, tag 2) raises a floor, a WR teleporter line 82 (special 97, tag 5) carries the player on, a red
+door (line 226, special 33), and the exit is a walk-over line 311 (special 52). E1M8 has no exit until its four
+Barons of Hell (type 3003) die: sector 3 carries tag 666 (Doom's boss-death tag), and the exit line 164 (special
+52) lies past it. E2M8 ends when its Cyberdemon dies (no exit line). E1M1 needs no key: the exit switch only.
 """
 
 from __future__ import annotations
@@ -41,8 +42,12 @@ def test_e1m1_needs_only_its_exit_switch():
 
 def test_e1m4_fetches_the_yellow_key_then_the_blue_one():
     plan = _plan("E1M4")
-    assert _kinds(plan.objectives) == ["key:yellow", "door:yellow", "door:yellow", "key:blue", "door:blue", "exit"]
-    yellow, blue = plan.objectives[0], plan.objectives[3]
+    kinds = ["switch", "key:yellow", "door:yellow", "door:yellow", "key:blue", "door:blue", "exit"]
+    assert _kinds(plan.objectives) == kinds
+    # Door sector 97 is pushed open only from sector 46; from where the walk comes, its switch (line 712,
+    # special 103, tag 2) opens it.
+    assert (plan.objectives[0].line, plan.objectives[0].tag) == (712, 2)
+    yellow, blue = plan.objectives[1], plan.objectives[4]
     assert yellow.where == (-960.0, 640.0) and blue.where == (3456.0, 1472.0)
     assert [o.line for o in plan.objectives if o.kind == "door"] == [1208, 547, 1295]
     assert plan.objectives[-1].line == 1996
@@ -51,14 +56,14 @@ def test_e1m4_fetches_the_yellow_key_then_the_blue_one():
 
 def test_e1m3_is_gated_by_switches_that_lower_lifts_and_raise_stairs():
     plan = _plan("E1M3")
-    assert [(o.kind, o.tag) for o in plan.objectives] == [
-        ("switch", 12),
-        ("switch", 13),
-        ("switch", 18),
-        ("switch", 15),
-        ("exit", None),
-    ]
-    stairs = plan.objectives[2]
+    # The way west from the start crosses door sector 150: line 710 (special 32, locked blue) faces the start,
+    # line 708 (special 31, plain) faces the far side. So the blue keycard comes first, then the four switches.
+    kinds = [(o.kind, o.key or o.tag) for o in plan.objectives]
+    blue_door = kinds.index(("door", "blue"))
+    assert kinds.index(("key", "blue")) < blue_door and plan.objectives[blue_door].line == 710
+    assert kinds[blue_door + 1 :] == [("switch", 12), ("switch", 13), ("switch", 18), ("switch", 15), ("exit", None)]
+    assert plan.lines.index(710) < plan.lines.index(708)
+    stairs = plan.objectives[blue_door + 3]
     assert "raises stairs" in stairs.text and len(stairs.moves) == 5
     assert plan.objectives[-1].line == 1367
 
@@ -66,9 +71,10 @@ def test_e1m3_is_gated_by_switches_that_lower_lifts_and_raise_stairs():
 def test_e2m2_takes_a_teleporter():
     plan = _plan("E2M2")
     kinds = _kinds(plan.objectives)
-    assert kinds[-2:] == ["teleport", "exit"] and "switch" in kinds
-    teleport = plan.objectives[-2]
-    assert teleport.line == 82 and plan.objectives[-1].line == 311
+    # After the teleporter, the red door (line 226, special 33) before the exit line.
+    assert kinds[-3:] == ["teleport", "door:red", "exit"] and "switch" in kinds and "key:red" in kinds
+    teleport = plan.objectives[-3]
+    assert teleport.line == 82 and plan.objectives[-2].line == 226 and plan.objectives[-1].line == 311
     assert 82 in plan.lines  # the walk goes through the teleporter line
 
 
@@ -184,3 +190,13 @@ def test_plans_are_kept_on_disk_and_read_back_the_same(tmp_path, monkeypatch):
     assert plan_for(geometry) == first
     monkeypatch.setenv("DOOMAGENT_PLAN_CACHE", "off")
     assert _plan_cache.cache_folder() is None
+
+
+def test_a_door_locked_on_one_side_opens_from_its_plain_side_only():
+    from doomagent.env._plan_world import _World
+
+    world = _World(MapGeometry.load("E1M3"))  # door sector 150: line 710 faces sector 19, 708 faces 149
+    nothing, blue = frozenset(), frozenset({"key:blue"})
+    assert not world.crossable(False, 19, 150, nothing) and world.crossable(False, 19, 150, blue)
+    assert world.crossable(False, 149, 150, nothing)
+    assert world.active(150, nothing)  # once inside (entered from the plain side), the way out is open

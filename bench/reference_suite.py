@@ -1,0 +1,110 @@
+"""Finishes of the reference navigator per map over N seeds: `reference` (normal play) and `reference-nav` (god
+mode: the map's navigation alone), with frames, deaths, and for each trial that failed where and why (the plan's
+objective it was on, the objectives it gave up).
+
+The navigator is played directly on DoomEnv (the same policy the `reference` recipes play through the graph),
+trials in worker processes. Seeds 0-9, 100, 1000 and 1001 are the ones the navigator was tuned on (E1M1's
+figures, and the work on the plan walker); the default first seed, 2000, is kept apart from them.
+
+    python bench/reference_suite.py [--maps E1M1,...] [--wad freedoom1.wad] [--seeds 3] [--first 2000]
+                                    [--modes reference,reference-nav] [--frames 20000] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import multiprocessing
+import time
+from dataclasses import dataclass
+
+TUNED_SEEDS = frozenset([*range(10), 100, 1000, 1001])
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One trial's end."""
+
+    map: str
+    mode: str
+    seed: int
+    outcome: str
+    frames: int
+    where: str  # the objective it was on when it ended ("" for a map walked by the exit field)
+    gave_up: tuple[str, ...]
+
+
+def play(job: tuple[str, str, str, int, int]) -> Outcome:
+    """Play one trial of the navigator and return how it ended."""
+    from doomagent.env import DoomEnv, EnvConfig
+    from doomagent.policies import ReferenceNavigator
+
+    wad, name, mode, seed, frames = job
+    env = DoomEnv(EnvConfig(wad=wad, map=name, skill=3, god=mode == "reference-nav", max_frames=frames))
+    try:
+        obs, _ = env.reset(seed=seed)
+        navigator = ReferenceNavigator.for_map(env.rooms, screen_width=env.config.width, skill=3)
+        info: dict = {}
+        while True:
+            obs, _, terminated, truncated, info = env.step(navigator.act(obs))
+            if terminated or truncated:
+                break
+        walker = navigator.plan_walker
+        where = f"{walker.objective + 1}/{len(walker.plan.objectives)} {walker.current.text}" if walker else ""
+        gave_up = tuple(walker.gave_up) if walker else ()
+        return Outcome(name, mode, seed, str(info.get("outcome")), env.frame, where, gave_up)
+    finally:
+        env.close()
+
+
+def main() -> None:
+    """Play every map x mode x seed and print a table per map, then the totals."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wad", default="freedoom1.wad")
+    parser.add_argument("--maps", default="E1M1,E1M2,E1M3,E1M4,E1M5,E1M6,E1M7,E1M8,E1M9")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first", type=int, default=2000)
+    parser.add_argument("--modes", default="reference,reference-nav")
+    parser.add_argument("--frames", type=int, default=20000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    seeds = range(args.first, args.first + args.seeds)
+    tuned = sorted(TUNED_SEEDS.intersection(seeds))
+    modes = args.modes.split(",")
+    jobs = [(args.wad, m, mode, s, args.frames) for m in args.maps.split(",") for mode in modes for s in seeds]
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        results = pool.map(play, jobs, chunksize=1)
+    took = time.perf_counter() - start
+    print(f"{args.wad}, skill 3, seeds {seeds.start}-{seeds.stop - 1}, up to {args.frames} frames; {took:.0f} s")
+    print("seeds the navigator was tuned on among them: " + (", ".join(map(str, tuned)) if tuned else "none"))
+    print("| map | mode | finished | mean frames to finish | deaths | timeouts | failed: where (gave up) |")
+    print("|---|---|---|---|---|---|---|")
+    totals: dict[str, collections.Counter[str]] = {mode: collections.Counter() for mode in modes}
+    for name in args.maps.split(","):
+        for mode in modes:
+            rows = [r for r in results if r.map == name and r.mode == mode]
+            count = collections.Counter(r.outcome for r in rows)
+            exits = [r.frames for r in rows if r.outcome == "exit"]
+            mean = f"{sum(exits) / len(exits):.0f}" if exits else "-"
+            failed = "; ".join(
+                f"seed {r.seed} {r.outcome} at {r.where or 'the exit field'}"
+                + (f" (gave up {len(r.gave_up)}: {r.gave_up[0]})" if r.gave_up else "")
+                for r in rows
+                if r.outcome != "exit"
+            )
+            timeouts = count["max_frames"] + count["stuck"]
+            print(
+                f"| {name} | {mode} | {count['exit']}/{len(rows)} | {mean} | {count['death']} | {timeouts} | {failed} |"
+            )
+            totals[mode]["maps"] += 1
+            totals[mode]["finished maps"] += count["exit"] == len(rows)
+            totals[mode]["exits"] += count["exit"]
+            totals[mode]["trials"] += len(rows)
+    for mode, t in totals.items():
+        every = f"every seed finished on {t['finished maps']}/{t['maps']} maps"
+        print(f"{mode}: {t['exits']}/{t['trials']} trials finished; {every}")
+
+
+if __name__ == "__main__":
+    main()
