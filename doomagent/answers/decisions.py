@@ -79,14 +79,30 @@ def _json_fields(text: str) -> dict[str, Any] | None:
 
 def _labelled(text: str) -> tuple[list[tuple[Move, str]], str | None]:
     """Return the actions named after action labels (with the rest of their value), and the reason label."""
+    reason = _REASON.search(text)
+    # The reason's own line ("REASON: the MOVE: 1 key is wrong") names no action when a label outside it does.
+    inner = _reason_span(text, reason) if reason else (0, -1)
     found: list[tuple[Move, str]] = []
+    within: list[tuple[Move, str]] = []
     for match in _LABEL.finditer(text):
         hit = _leading_action(match.group("value"))
         if hit is not None:
             quoted = match.group("value").lstrip().startswith('"')  # a JSON value: nothing after it is a reason
-            found.append((hit[0], "") if quoted else hit)
-    reason = _REASON.search(text)
-    return found, _unquoted(reason.group("value")) if reason else None
+            (within if inner[0] <= match.start() < inner[1] else found).append((hit[0], "") if quoted else hit)
+    return found or within, _unquoted(reason.group("value")) if reason else None
+
+
+def _reason_span(text: str, reason: re.Match[str]) -> tuple[int, int]:
+    """Return where a reason's value lies: a quoted (JSON) value up to its closing quote, else to its line's end."""
+    start = reason.start("value")
+    value = text[start:]
+    stripped = value.lstrip()
+    if stripped.startswith('"'):
+        opened = start + len(value) - len(stripped)
+        end = re.search(r'(?<!\\)"', text[opened + 1 :])
+        return start, opened + 1 + end.end() if end else len(text)
+    line_end = text.find("\n", start)
+    return start, line_end if line_end >= 0 else len(text)
 
 
 def _unquoted(value: str) -> str:
@@ -110,6 +126,9 @@ def read_decision(text: str) -> tuple[Move, str]:
         if isinstance(value, str):
             hit = _leading_action(_clean(value))
             if hit is None:
+                outside, reason_text = _labelled(_clean(text))  # a JSON-looking reason beside a labelled action
+                if len({action for action, _ in outside}) == 1:
+                    return outside[0][0], reason_text if reason_text is not None else outside[0][1]
                 raise ActionParseError(value, f"the JSON action {value[:40]!r} is not an action")
             reason = data.get("reason", data.get("explanation", ""))
             return hit[0], reason if isinstance(reason, str) else json.dumps(reason)[:200]

@@ -59,3 +59,12 @@ def test_labelled_actions_survive_any_reason(action, reason):
     reason = " ".join(reason.split())
     got, _ = parse_decision(f"ACTION: {action.value}\nREASON: {reason}")
     assert got is action
+
+
+def test_an_action_label_inside_the_reason_line_does_not_count_beside_the_answers_own():
+    # Found by the property test above: reasons that look like labels or JSON answers.
+    assert parse_decision("ACTION: UP\nREASON: MOVE:1") == (Action.UP, "MOVE:1")
+    assert parse_decision('ACTION: UP\nREASON: {"MOVE":""}') == (Action.UP, '{"MOVE":""}')
+    assert parse_decision("REASON: the door\nACTION: LEFT")[0] is Action.LEFT  # reason first, then the label
+    with pytest.raises(ActionParseError, match="two different actions"):
+        parse_decision("ACTION: UP\nREASON: x\nACTION: LEFT")  # a second label on a line of its own
