@@ -43,6 +43,7 @@ def test_an_action_outside_the_recipe_is_refused():
         parse_decision("ACTION: FIRE", frozenset({Action.UP}))
 
 
+@pytest.mark.slow  # 400 drawn texts: seconds
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_is_an_action_or_a_typed_error(text):

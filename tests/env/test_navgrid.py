@@ -1,6 +1,8 @@
 import itertools
 import math
 
+import pytest
+
 from doomagent.env.navgrid import CELL
 
 
@@ -27,6 +29,7 @@ def test_walls_and_hazards(e1m1, e1m1_rooms):
     assert {e1m1_rooms.room_of_sector(s) for s in hazard_sectors} == {"B"}
 
 
+@pytest.mark.slow  # plans E1M4 and builds its grid: seconds
 def test_walker_fetches_the_keys_its_route_needs_first():
     from doomagent.env import MapGeometry
     from doomagent.env.rooms import build_rooms
