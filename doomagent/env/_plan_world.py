@@ -264,15 +264,21 @@ class _World:
 
     # --- search -------------------------------------------------------------------------------------------
 
-    def active(self, sec: int, state: frozenset[str], side: int | None = None) -> bool:
-        """Return True when something has set this sector moving (or it needs nothing: a plain door). With `side`,
-        a pushed door counts only where it is pushed from that sector (a door locked on one side and plain on the
-        other opens from the plain side alone)."""
+    def openers_from(self, sec: int, side: int | None) -> list[frozenset[str]]:
+        """Return what sets this sector moving, less its side tokens: with `side`, only the ways that work for a
+        player coming from that sector (a door locked on one side and plain on the other opens from the plain
+        side alone)."""
+        out = []
         for need in self.openers.get(sec, ()):
             sides = {t for t in need if t.startswith(FROM)}
-            if need - sides <= state and (side is None or not sides or f"{FROM}{side}" in sides):
-                return True
-        return False
+            if side is None or not sides or f"{FROM}{side}" in sides:
+                out.append(need - sides)
+        return out
+
+    def active(self, sec: int, state: frozenset[str], side: int | None = None) -> bool:
+        """Return True when something has set this sector moving (or it needs nothing: a plain door); with
+        `side`, something that works from that sector (see openers_from)."""
+        return any(need <= state for need in self.openers_from(sec, side))
 
     def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str]) -> bool:
         """Return True when a player can cross from src to dst in this state."""

@@ -21,7 +21,7 @@ import math
 from functools import cached_property
 
 from doomagent.env._plan_types import Leg, Objective, ProgressionPlan, plan_data, plan_from_data
-from doomagent.env._plan_world import FROM, MAX_STEP, _Action, _Walk, _World
+from doomagent.env._plan_world import MAX_STEP, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
 from doomagent.errors import NoPlanError
 
@@ -233,7 +233,7 @@ class Planner:
                 continue
             for sec, side in ((front, int(g.line_back[line])), (int(g.line_back[line]), front)):
                 # the ways to open the door from the side the leg comes from
-                needs = [n for n in w.openers.get(sec, []) if not _sides(n) or f"{FROM}{side}" in n]
+                needs = w.openers_from(sec, side)
                 keyed = [n for n in needs if any(t.startswith("key:") for t in n)]
                 if sec in doors or not keyed or any(not any(t.startswith("key:") for t in n) for n in needs):
                     continue
@@ -316,8 +316,3 @@ def _climbs(g: MapGeometry, leg: Leg) -> list[int]:
         if f >= 0 and b >= 0 and abs(int(g.sector_floor[f]) - int(g.sector_floor[b])) > MAX_STEP:
             out.append(line)
     return out
-
-
-def _sides(need: frozenset[str]) -> set[str]:
-    """Return an opener's side tokens (the sectors a door is pushed from)."""
-    return {t for t in need if t.startswith(FROM)}

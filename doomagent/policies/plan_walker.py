@@ -56,8 +56,11 @@ class PlanWalker:
         """Return the objective walked to now (the exit once every other one is done)."""
         return self.plan.objectives[min(self.objective, len(self.plan.objectives) - 1)]
 
+    def _leg(self) -> Leg:
+        return self.plan.legs[min(self.objective, len(self.plan.legs) - 1)]
+
     def _points(self) -> tuple[tuple[float, float], ...]:
-        return self.plan.legs[min(self.objective, len(self.plan.legs) - 1)].points
+        return self._leg().points
 
     def _done(self, reason: str | None = None) -> None:
         """Go on to the next objective (the exit stays the objective once reached)."""
@@ -99,25 +102,20 @@ class PlanWalker:
             return self._at_objective(obs, goal, math.dist(here, goal.where))
         return self._walk(obs, here, points)
 
-    def _leg(self) -> Leg:
-        return self.plan.legs[min(self.objective, len(self.plan.legs) - 1)]
-
     def _is_door(self, i: int) -> bool:
         return self._leg().sectors[i] in self.room_map.geometry.doors
 
     def _passed(self, here: tuple[float, float], i: int) -> bool:
         """Return True when the walk is past the leg's point i: near it, and for a door, in it or beyond it
         (a door's two sides are 16 units apart: nearness alone would count a shut door as passed)."""
-        points = self._points()
-        if not self._is_door(i) and i + 1 < len(points):
+        points, door = self._points(), self._is_door(i)
+        if not door and i + 1 < len(points):
             ahead = points[i + 1]  # walked past it: nearer the next point than it is, with a clear way there
             if math.dist(here, ahead) < math.dist(points[i], ahead) and self.room_map.clear_path(here, ahead):
                 return True
         if math.dist(here, points[i]) >= REACHED:
             return False
-        if not self._is_door(i):
-            return True
-        return self.room_map.geometry.sector_at(*here) in self._leg().sectors[i : i + 3]
+        return not door or self.room_map.geometry.sector_at(*here) in self._leg().sectors[i : i + 3]
 
     def _walk(self, obs: Observation, here: tuple[float, float], points: tuple[tuple[float, float], ...]) -> Action:
         target = self.index
@@ -132,27 +130,26 @@ class PlanWalker:
         if unstick:  # a closed door, a raised lift, a corner: push, back off, sidestep, then find the leg again
             self._unstick = unstick
             self._find_place(here)
-        if not self.room_map.clear_path(here, points[self.index]):
+        blocked = not self.room_map.clear_path(here, points[self.index])
+        if blocked:
             around = self._around(here, points[self.index])  # a wall in between: the grid's way round it
             if around is not None:
                 return turn_toward(obs, around) or Action.UP
         turn = turn_toward(obs, points[target])
         if turn is not None:
             return turn
-        if not self.room_map.clear_path(here, points[self.index]) and self._decisions % 3 == 0:
+        if blocked and self._decisions % 3 == 0:
             return Action.USE  # something shuts the way to the next point: a door, or a lift to call
         return Action.UP
 
     def _around(self, here: tuple[float, float], point: tuple[float, float]) -> tuple[float, float] | None:
         """Return where to head for on the walkable grid's shortest way from `here` to `point` (None when the
         grid knows no way: a door or a lift the static floor plan shows shut)."""
-        key = (self.objective, self.index)
+        grid, key = self.room_map.navgrid, (self.objective, self.index)
         if key not in self._fields:
             if len(self._fields) >= FIELDS_KEPT:
                 self._fields.pop(next(iter(self._fields)))
-            grid = self.room_map.navgrid
             self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0))
-        grid = self.room_map.navgrid
         path = grid.follow(self._fields[key], *here, limit=GRID_AHEAD)
         if len(path) < 2:
             return None
