@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,10 @@ from doomagent.rundir.usage import Usage
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically: a reader sees the old file or the whole new one."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Write JSON atomically: a reader sees the old file or the whole new one. The temporary file's name is the
+    writer's own (process and thread), so two threads writing one file (two MCP games starting in one group
+    write its recipe.json) never replace each other's half-written temp file; the last whole write wins."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     try:
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, path)
