@@ -16,7 +16,9 @@ from typing import Any
 
 from doomagent.env.geometry import MapGeometry
 
-PLANNER_VERSION = 2  # bump when plans change for the same map (2: a door opens from the side it is pushed from)
+PLANNER_VERSION = 3  # bump when plans change for the same map (2: a door opens from the side it is pushed from;
+# 3: a walk-over trigger is set off from the sides it can be crossed from in the state, _World.sites; closed doors
+# bar the openings they fill, _plan_gates)
 
 
 def cache_folder() -> Path | None:

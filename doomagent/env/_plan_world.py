@@ -15,7 +15,8 @@ from typing import Literal
 
 import numpy as np
 
-from doomagent.env import _triggers, specials
+from doomagent.env import _plan_gates, _triggers, specials
+from doomagent.env._plan_gates import segment_distance as _segment_distance
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
 from doomagent.env.specials import Key
 
@@ -24,6 +25,7 @@ PICKUP_REACH = 36  # player radius 16 + a key's radius 20
 FROM = "from:"  # an opener's token naming the sector a door is pushed from (not a token a state gains)
 USE_RANGE = 64  # how far a player reaches to use a line
 
+_Dest = tuple[int, tuple[float, float]]  # a teleport's destination: sector and point
 ObjectiveKind = Literal["key", "switch", "walk", "shoot", "boss", "door", "teleport", "exit"]
 KEY_NAMES = {5: "blue keycard", 6: "yellow keycard", 13: "red keycard", 40: "blue skull key", 39: "yellow skull key"}
 KEY_NAMES[38] = "red skull key"
@@ -41,6 +43,7 @@ class _Action:
     tag: int | None = None
     line: int | None = None
     moves: tuple[int, ...] = ()
+    crossings: tuple[tuple[int, int, bool], ...] = ()  # a walk-over's (from, to, ok as the map starts)
 
 
 @dataclass
@@ -57,6 +60,7 @@ class _World:
     exits: list[_Action] = field(default_factory=list)
     secret_exits: list[_Action] = field(default_factory=list)
     needed: set[str] = field(default_factory=set)  # tokens something needs (keys worth fetching)
+    gates: dict[int, tuple[int, ...]] = field(default_factory=dict)  # opening -> closed doors that bar it
 
     def __post_init__(self) -> None:
         g = self.g
@@ -82,6 +86,7 @@ class _World:
             self._add_line(line, kind, tagged, dests, mids[line])
         self._add_things()
         self._add_bosses(tagged)
+        self.gates = _plan_gates.gates(g, set(g.doors) | set(g.lifts))
 
     def _static_ok(self, src: int, dst: int) -> bool:
         g = self.g
@@ -116,21 +121,17 @@ class _World:
         needs = frozenset({f"key:{kind.key}"}) if kind.key else frozenset()
         if kind.key:
             self.needed.add(f"key:{kind.key}")
-        if kind.effect == "teleport":
-            if kind.trigger == "walk" and front >= 0 and tag in dests:
-                self.teleports.setdefault(front, []).append((line, *dests[tag]))
-            return
-        if kind.effect == "line_teleport":
-            others = [o for o in np.flatnonzero(g.line_tag == tag).tolist() if o != line]
-            if front >= 0 and others and g.line_front[others[0]] >= 0:
-                o = others[0]
-                self.teleports.setdefault(front, []).append((line, int(g.line_front[o]), g.line_midpoint(o)))
+        if kind.effect in ("teleport", "line_teleport"):
+            self._add_teleport(line, kind, dests)
             return
         sites = self._sites(line, kind.trigger, front, back)
+        crossings = self._crossings(line) if kind.trigger == "walk" else ()
+        if kind.trigger == "walk" and not crossings:
+            sites = ()  # a blocking line is never walked over
         if kind.effect in ("exit", "secret_exit"):
             if sites:
                 name = "the exit line" if kind.trigger == "walk" else "the exit switch"
-                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, name, line=line)
+                act = _Action("exit", sites, mid, frozenset({"exit"}), needs, name, line=line, crossings=crossings)
                 (self.exits if kind.effect == "exit" else self.secret_exits).append(act)
             return
         if kind.effect == "none":
@@ -160,14 +161,36 @@ class _World:
                 tag,
                 line,
                 tuple(moves),
+                crossings,
             )
         )
 
+    def _add_teleport(self, line: int, kind: _triggers.Special, dests: dict[int, _Dest]) -> None:
+        g = self.g
+        front, tag = int(g.line_front[line]), int(g.line_tag[line])
+        if kind.effect == "teleport" and kind.trigger == "walk" and front >= 0 and tag in dests:
+            self.teleports.setdefault(front, []).append((line, *dests[tag]))
+        others = [o for o in np.flatnonzero(g.line_tag == tag).tolist() if o != line]
+        if kind.effect == "line_teleport" and front >= 0 and others and g.line_front[others[0]] >= 0:
+            o = others[0]
+            self.teleports.setdefault(front, []).append((line, int(g.line_front[o]), g.line_midpoint(o)))
+
+    def _crossings(self, line: int) -> tuple[tuple[int, int, bool], ...]:
+        """Return the ways over a walk-over line: (from, to, crossable as the map starts); none when it blocks."""
+        g = self.g
+        front, back = int(g.line_front[line]), int(g.line_back[line])
+        if front < 0 or back < 0 or g.line_flags[line] & ML_BLOCKING:
+            return ()
+        if front == back:  # a line drawn across the floor of one sector
+            return ((front, front, True),)
+        return ((front, back, self._static_ok(front, back)), (back, front, self._static_ok(back, front)))
+
     def _sites(self, line: int, trigger: _triggers.Trigger, front: int, back: int) -> tuple[int, ...]:
-        """Return the sectors a line can be set off from: either side for a walk-over, else its front sector
-        and the sectors next to it within USE range of the line (switches sit in shallow, low alcoves)."""
+        """Return the sectors a line can be set off from: either side for a walk-over (which side can be crossed
+        from depends on the state: see _World.sites), else its front sector and the sectors next to it within USE
+        range of the line (switches sit in shallow, low alcoves)."""
         if trigger == "walk":
-            return tuple(s for s in (front, back) if s >= 0)
+            return tuple(x for x in (front, back) if x >= 0)
         if front < 0:
             return ()
         g = self.g
@@ -280,8 +303,19 @@ class _World:
         `side`, something that works from that sector (see openers_from)."""
         return any(need <= state for need in self.openers_from(sec, side))
 
-    def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str]) -> bool:
-        """Return True when a player can cross from src to dst in this state."""
+    def sites(self, act: _Action, state: frozenset[str]) -> tuple[int, ...]:
+        """Return the sectors an action can be done from in this state: a walk-over line from the sides it can be
+        crossed from now (a trigger behind a door opened from the far side alone, or on the lip of a floor that
+        a switch lowers, is crossed only once that is done); any other action from its sites."""
+        if not act.crossings:
+            return act.sites
+        return tuple(dict.fromkeys(s for s, o, ok in act.crossings if self.crossable(ok, s, o, state)))
+
+    def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str], line: int | None = None) -> bool:
+        """Return True when a player can cross from src to dst in this state (over `line`: not while closed
+        doors bar it, see _plan_gates)."""
+        if line in self.gates and not all(self.active(door, state) for door in self.gates[line]):
+            return False
         if dst in self.openers:
             if self.active(dst, state, side=src):
                 return True
@@ -295,8 +329,8 @@ class _World:
         todo = list(seen)
         while todo:
             sec = todo.pop()
-            for _line, other, ok in self.portals.get(sec, ()):
-                if other not in seen and self.crossable(ok, sec, other, state):
+            for line, other, ok in self.portals.get(sec, ()):
+                if other not in seen and self.crossable(ok, sec, other, state, line):
                     seen.add(other)
                     todo.append(other)
             for _line, dest, _pt in self.teleports.get(sec, ()):
@@ -325,7 +359,7 @@ class _World:
             by_sector.setdefault(s, []).append(node)
             steps: list[tuple[object, tuple[float, float], int]] = []
             for line, other, ok in self.portals.get(s, ()):
-                if self.crossable(ok, s, other, state):
+                if self.crossable(ok, s, other, state, line):
                     steps.append(((line, other), g.line_midpoint(line), other))
             for line, dest, pt in self.teleports.get(s, ()):
                 steps.append((("T", line), pt, dest))
@@ -364,10 +398,3 @@ class _Walk:
                 if d < best[0]:
                     best = (d, node, sec)
         return best
-
-
-def _segment_distance(p: tuple[float, float], a: np.ndarray, b: np.ndarray) -> float:
-    dx, dy = float(b[0] - a[0]), float(b[1] - a[1])
-    t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / max(dx * dx + dy * dy, 1e-9)
-    t = min(1.0, max(0.0, t))
-    return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])

@@ -46,6 +46,7 @@ class NavGrid:
         roomy = (ceiling - self.floor >= MIN_HEADROOM) | self.mover
         self.walkable = (self.sector >= 0) & roomy & ~self._near_wall()
         self.exit_line = exit_line if exit_line is not None else (g.exit_lines[0] if g.exit_lines else None)
+        self._avoid_graph: tuple[int, np.ndarray, Any] | None = None  # (mask id, mask kept alive, graph)
 
     def _near_wall(self) -> np.ndarray:
         """Return, per cell, whether its centre lies closer than RADIUS to a line a player cannot pass.
@@ -95,6 +96,9 @@ class NavGrid:
     @cached_property
     def _graph(self) -> Any:
         """Return the walking graph, edges reversed so that Dijkstra runs from a goal outward."""
+        return self._build_graph(self.walkable)
+
+    def _build_graph(self, walkable: np.ndarray) -> Any:
         from scipy.sparse import coo_matrix
 
         n = len(self.cx)
@@ -103,7 +107,7 @@ class NavGrid:
         for dj, di in ((0, 1), (1, 0), (1, 1), (1, -1)):
             src = idx[max(0, -dj) : self.ny - max(0, dj), max(0, -di) : self.nx - max(0, di)].ravel()
             dst = idx[max(0, dj) : self.ny + min(0, dj) or None, max(0, di) : self.nx + min(0, di) or None].ravel()
-            ok = self.walkable[src] & self.walkable[dst]
+            ok = walkable[src] & walkable[dst]
             src, dst = src[ok], dst[ok]
             step = CELL * math.hypot(di, dj)
             for a, b in ((src, dst), (dst, src)):
@@ -115,12 +119,33 @@ class NavGrid:
                 weights.append(np.where(self.hazard[b[fine]], step * HAZARD_COST, step))
         return coo_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
 
-    def field_to(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return (walking distance to the nearest of `cells`, next cell toward them) for every cell."""
+    def field_to(self, cells: np.ndarray, *, avoid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Return (walking distance to the nearest of `cells`, next cell toward them) for every cell; with
+        `avoid` (a mask of cells, e.g. those a solid thing stands on: see `things_mask`), the way keeps off
+        them (the graph without them is built once per mask)."""
         from scipy.sparse.csgraph import dijkstra
 
-        dist, pred, _ = dijkstra(self._graph, indices=cells, min_only=True, return_predecessors=True)
+        graph = self._graph
+        if avoid is not None:
+            key = id(avoid)
+            if self._avoid_graph is None or self._avoid_graph[0] != key:
+                self._avoid_graph = (key, avoid, self._build_graph(self.walkable & ~avoid))
+            graph = self._avoid_graph[2]
+        dist, pred, _ = dijkstra(graph, indices=cells, min_only=True, return_predecessors=True)
         return dist, pred
+
+    def things_mask(self, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+        """Return the cells whose centre lies within a player's radius of one of the things at `centres` (N, 2)
+        with `radii` (N,): where a player standing would overlap it."""
+        mask = np.zeros(len(self.cx), dtype=bool)
+        for (x, y), r in zip(centres, radii, strict=True):
+            reach = r + RADIUS
+            i0, i1 = max(0, int((x - reach - self.x0) / CELL)), min(self.nx - 1, int((x + reach - self.x0) / CELL))
+            j0, j1 = max(0, int((y - reach - self.y0) / CELL)), min(self.ny - 1, int((y + reach - self.y0) / CELL))
+            for j in range(j0, j1 + 1):
+                row = j * self.nx + np.arange(i0, i1 + 1)
+                mask[row] |= np.hypot(self.cx[row] - x, self.cy[row] - y) < reach
+        return mask
 
     @cached_property
     def exit_field(self) -> tuple[np.ndarray, np.ndarray]:

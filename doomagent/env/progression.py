@@ -77,7 +77,7 @@ class Planner:
         while True:
             gained = set(state)
             for act in w.actions:
-                if act.needs <= state and reach.intersection(act.sites):
+                if act.needs <= state and reach.intersection(w.sites(act, state)):
                     gained |= act.gives
             grown = w.reach(reach, frozenset(gained))
             if gained == state and grown == reach:
@@ -87,7 +87,7 @@ class Planner:
     def _could_finish(self, exits: list[_Action]) -> bool:
         """Return True if an exit is reachable in the closure: when not even that finishes, no search can."""
         state, reach = self._closure()
-        return any(ex.needs <= state and reach.intersection(ex.sites) for ex in exits)
+        return any(ex.needs <= state and reach.intersection(self.world.sites(ex, state)) for ex in exits)
 
     def _why_not(self, exits: list[_Action]) -> str:
         """Return what stands between the reachable part of the map and its nearest exit, in words."""
@@ -101,7 +101,7 @@ class Planner:
             if d > cost.get(s, math.inf):
                 continue
             for line, other, ok in w.portals.get(s, ()):
-                nd = d + (0 if w.crossable(ok, s, other, state) else 1)
+                nd = d + (0 if w.crossable(ok, s, other, state, line) else 1)
                 if nd < cost.get(other, math.inf):
                     cost[other], back[other] = nd, (s, line)
                     heapq.heappush(heap, (nd, other))
@@ -150,14 +150,14 @@ class Planner:
                 return None
             reach = w.reach([sec], state)
             for ex in exits:
-                if ex.needs <= state and reach.intersection(ex.sites):
+                if ex.needs <= state and reach.intersection(w.sites(ex, state)):
                     return [*done, ex]
             walk = w.walk(point, sec, state)
             options = []
             for act in w.actions:
-                if act.gives <= state or not act.needs <= state or not reach.intersection(act.sites):
+                if act.gives <= state or not act.needs <= state or not reach.intersection(w.sites(act, state)):
                     continue
-                d, _node, site = walk.to(act.sites, act.where)
+                d, _node, site = walk.to(w.sites(act, state), act.where)
                 if site is None:
                     continue
                 after = w.reach([site], state | act.gives)
@@ -182,7 +182,7 @@ class Planner:
         state: frozenset[str] = frozenset()
         for act in steps:
             reach = w.reach([sec], state)
-            sites = [s for s in act.sites if s in reach]
+            sites = [s for s in w.sites(act, state) if s in reach]
             if not act.needs <= state or not sites:
                 return False
             state = state | act.gives
@@ -208,7 +208,7 @@ class Planner:
         legs: list[Leg] = []
         for act in steps:
             walk = w.walk(point, sec, state)
-            d, node, site = walk.to(act.sites, act.where)
+            d, node, site = walk.to(w.sites(act, state), act.where)
             if site is None or node is None:  # _feasible said yes; the walk must agree
                 raise NoPlanError(f"internal: {act.text} not reachable when building the route")
             leg = _leg(walk, node, act.where, site, d)

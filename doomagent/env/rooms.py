@@ -80,10 +80,48 @@ class RoomMap:
         c = g.vertices[g.line_v[keep, 1]]
         return np.hstack([a, c])
 
-    def clear_path(self, a: tuple[float, float], b: tuple[float, float], *, margin: float = 16.0) -> bool:
+    @cached_property
+    def one_way(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the lines crossed one way only (a drop off a crate or a ledge, climbed from nowhere): (N, 4)
+        segments, their line numbers, and whether each one's front side is the one it cannot be crossed from.
+        Lines of sectors that move (doors, lifts, any tagged sector: a floor a switch lowers) are left out: their
+        heights change."""
+        g = self.geometry
+        movers = frozenset(g.doors) | g.lifts | frozenset(np.flatnonzero(g.sector_tag).tolist())
+        keep, from_front = [], []
+        for line in range(len(g.line_v)):
+            f, b = int(g.line_front[line]), int(g.line_back[line])
+            if f < 0 or b < 0 or g.line_flags[line] & ML_BLOCKING or f in movers or b in movers:
+                continue
+            forward, back = passable(g, line, f, b, movers, True), passable(g, line, b, f, movers, True)
+            if forward != back:
+                keep.append(line)
+                from_front.append(not forward)
+        a = g.vertices[g.line_v[keep, 0]].reshape(-1, 2)
+        c = g.vertices[g.line_v[keep, 1]].reshape(-1, 2)
+        return np.hstack([a, c]), np.array(keep, dtype=np.int64), np.array(from_front, dtype=bool)
+
+    def clear_path(
+        self,
+        a: tuple[float, float],
+        b: tuple[float, float],
+        *,
+        margin: float = 16.0,
+        directed: bool = False,
+        crossing: np.ndarray | None = None,
+    ) -> bool:
         """Return True if the straight walk from a to b crosses no wall (nor passes within `margin` of
-        a wall's end, where a player's 16-unit radius would catch)."""
+        a wall's end, where a player's 16-unit radius would catch). With `directed`, a line crossed one way only
+        is a wall too: from the side it cannot be crossed from where it is one of the `crossing` lines (the
+        route's own drops), from both sides elsewhere (a crate's side, a ledge over a pit nobody means to fall
+        into)."""
         w = self.walls
+        if directed:
+            lines, numbers, from_front = self.one_way
+            ex, ey = lines[:, 2] - lines[:, 0], lines[:, 3] - lines[:, 1]
+            front = (a[0] - lines[:, 0]) * ey - (a[1] - lines[:, 1]) * ex > 0  # Doom's front side: the right
+            allowed = np.isin(numbers, crossing) if crossing is not None else np.zeros(len(numbers), dtype=bool)
+            w = np.vstack([w, lines[~allowed | (front == from_front)]])
         ax, ay = a
         bx, by = b
         dx, dy = bx - ax, by - ay

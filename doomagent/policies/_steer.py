@@ -11,11 +11,16 @@ from doomagent.env.observation import Observation
 TURN_TOLERANCE = 14.0  # degrees off the target at which a walker walks instead of turning
 
 
-def turn_toward(obs: Observation, point: tuple[float, float], tolerance: float = TURN_TOLERANCE) -> Action | None:
-    """Return LEFT or RIGHT to face `point`, or None when already facing it."""
+def bearing_off(obs: Observation, point: tuple[float, float]) -> float:
+    """Return how far `point` lies off the view's centre, in degrees (positive: to the left)."""
     x, y, _ = obs.position
     heading = math.degrees(math.atan2(point[1] - y, point[0] - x))
-    off = (heading - obs.angle + 180.0) % 360.0 - 180.0
+    return (heading - obs.angle + 180.0) % 360.0 - 180.0
+
+
+def turn_toward(obs: Observation, point: tuple[float, float], tolerance: float = TURN_TOLERANCE) -> Action | None:
+    """Return LEFT or RIGHT to face `point`, or None when already facing it."""
+    off = bearing_off(obs, point)
     if abs(off) <= tolerance:
         return None
     return Action.LEFT if off > 0 else Action.RIGHT
@@ -29,10 +34,15 @@ class ProgressWatch:
     _best: float = math.inf
     _since: int = 0
     _decisions: int = 0
+    _goal: object = None
 
-    def stalled(self, distance: float) -> list[Action] | None:
-        """Record this decision's distance; return actions to get unstuck when progress has stalled."""
+    def stalled(self, distance: float, goal: object = None) -> list[Action] | None:
+        """Record this decision's distance to `goal`; return actions to get unstuck when progress has stalled.
+        A new goal starts afresh (the distance to the next point is no stall against the last one's)."""
         self._decisions += 1
+        if goal != self._goal:
+            self._goal, self._best, self._since = goal, distance, self._decisions
+            return None
         if distance < self._best - 8:
             self._best, self._since = distance, self._decisions
             return None

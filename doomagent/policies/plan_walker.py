@@ -15,23 +15,33 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from doomagent.env.actions import Action
 from doomagent.env.observation import Observation
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.policies._steer import ProgressWatch, turn_toward
+from doomagent.policies._obstacles import Obstacles
+from doomagent.policies._steer import ProgressWatch, bearing_off, turn_toward
+from doomagent.policies._use_spot import beyond, nearest_on_line, on_front, reaches, use_cells
 
 REACHED = 40.0  # map units at which a leg's point counts as passed
 LOOK_AHEAD = 4  # points beyond the next one that may be walked to directly when in clear view
 NO_PROGRESS = 25  # decisions without getting closer before backing off
 OBJECTIVE_CAP = 1500  # decisions spent on one objective before it is given up
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
+BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first (it slides on while it turns)
+BRAKE_SPEED = 10.0  # map units moved in the last decision above which it brakes
 DOOR_REACH = 72.0  # a door on the way is pushed from this close
 USE_REACH = 56.0  # a switch or door is pressed from this close to its line's middle (Doom's use range is 64)
+USE_EVERY = 24  # decisions between USE presses on the way: a door takes about this long to open
 PRESSES = 2  # USE presses at a switch or locked door before the walk goes on (an S1 switch needs one)
 GRID_AHEAD = 24  # grid cells looked along when going round a wall
 FIELDS_KEPT = 8  # grid distance fields kept (each is two arrays the size of the grid)
-TOUCH = {"key": 20.0, "walk": 16.0, "teleport": 16.0}  # how close the walk goes to a key or a trigger line's middle
+# how close the walk goes to a key (picked up within 36 units on each axis) or a teleporter line
+TOUCH = {"key": 30.0, "walk": 16.0, "teleport": 16.0}
+AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
+PRESSED = ("switch", "exit")  # objectives used from a spot within reach of their line (see _use_spot)
 
 
 @dataclass
@@ -40,6 +50,7 @@ class PlanWalker:
 
     room_map: RoomMap
     plan: ProgressionPlan
+    skill: int = 3  # which things stand in the way (see _obstacles)
     objective: int = 0  # the objective walked to now
     index: int = 1  # the leg's point walked to now
     gave_up: list[str] = field(default_factory=list)
@@ -49,7 +60,13 @@ class PlanWalker:
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
+    _speed: float = 0.0  # map units moved in the last decision
+    _used: int = -1000  # the decision of the last USE pressed on the way (doors, lifts)
     _fields: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)  # grid fields to leg points
+    _spots: dict[int, Any] = field(default_factory=dict, repr=False)  # line -> (cells it is used from, field)
+    _crossing_of: Leg | None = field(default=None, repr=False)
+    _obstacles: Obstacles | None = field(default=None, repr=False)
+    _crossing_lines: Any = field(default=None, repr=False)
 
     @property
     def current(self) -> Objective:
@@ -81,7 +98,8 @@ class PlanWalker:
         """Return the next action toward (or at) the current objective."""
         self._decisions += 1
         here = (obs.position[0], obs.position[1])
-        jumped = self._last is not None and math.dist(here, self._last) > JUMP
+        self._speed = math.dist(here, self._last) if self._last is not None else 0.0
+        jumped = self._speed > JUMP
         self._last = here
         if jumped and self.current.kind == "teleport":
             self._done()
@@ -98,9 +116,31 @@ class PlanWalker:
         if self._unstick:
             return self._unstick.pop()
         goal = self.current
+        if self.index == len(points) - 1 and goal.kind in PRESSED and goal.line is not None:
+            approach = self._approach(obs, here, goal, goal.line)
+            if approach is not None:
+                return approach
         if self.index == len(points) - 1 and math.dist(here, goal.where) < max(USE_REACH, TOUCH.get(goal.kind, 0)):
             return self._at_objective(obs, goal, math.dist(here, goal.where))
         return self._walk(obs, here, points)
+
+    def _things(self) -> Obstacles:
+        if self._obstacles is None:
+            self._obstacles = Obstacles(self.room_map, self.skill)
+        return self._obstacles
+
+    def _clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the straight walk from a to b is clear: no wall, no drop off the route, no thing."""
+        return self.room_map.clear_path(a, b, directed=True, crossing=self._crossing()) and not self._things().blocks(
+            a, b
+        )
+
+    def _crossing(self) -> Any:
+        """Return the current leg's lines as an array (its own drops may be walked off)."""
+        leg = self._leg()
+        if self._crossing_of is not leg:
+            self._crossing_of, self._crossing_lines = leg, np.array(leg.lines, dtype=np.int64)
+        return self._crossing_lines
 
     def _is_door(self, i: int) -> bool:
         return self._leg().sectors[i] in self.room_map.geometry.doors
@@ -111,7 +151,7 @@ class PlanWalker:
         points, door = self._points(), self._is_door(i)
         if not door and i + 1 < len(points):
             ahead = points[i + 1]  # walked past it: nearer the next point than it is, with a clear way there
-            if math.dist(here, ahead) < math.dist(points[i], ahead) and self.room_map.clear_path(here, ahead):
+            if math.dist(here, ahead) < math.dist(points[i], ahead) and self._clear(here, ahead):
                 return True
         if math.dist(here, points[i]) >= REACHED:
             return False
@@ -120,27 +160,42 @@ class PlanWalker:
     def _walk(self, obs: Observation, here: tuple[float, float], points: tuple[tuple[float, float], ...]) -> Action:
         target = self.index
         for k in range(self.index + 1, min(self.index + LOOK_AHEAD, len(points) - 1) + 1):
-            if self._is_door(target) or not self.room_map.clear_path(here, points[k]):
+            if self._is_door(target) or not self._clear(here, points[k]):
                 break  # never look past a door: walk up to it and open it first
             target = k
         if self._is_door(target) and math.dist(here, points[target]) < DOOR_REACH:
-            turn = turn_toward(obs, points[target], tolerance=10.0)
-            return turn or (Action.USE if self._decisions % 2 else Action.UP)
-        unstick = self._watch.stalled(math.dist(here, points[self.index]))
+            aim = points[min(target + 1, len(points) - 1)]  # past the door: its own point is too near to aim at
+            turn = turn_toward(obs, aim, tolerance=_tolerance(here, aim))
+            return turn or self._use_or(Action.UP)
+        unstick = self._watch.stalled(math.dist(here, points[self.index]), (self.objective, self.index))
         if unstick:  # a closed door, a raised lift, a corner: push, back off, sidestep, then find the leg again
             self._unstick = unstick
             self._find_place(here)
-        blocked = not self.room_map.clear_path(here, points[self.index])
+        blocked = not self._clear(here, points[self.index])
         if blocked:
             around = self._around(here, points[self.index])  # a wall in between: the grid's way round it
             if around is not None:
-                return turn_toward(obs, around) or Action.UP
-        turn = turn_toward(obs, points[target])
+                return self._head(obs, around)
+        return self._head(obs, points[target], blocked)
+
+    def _head(self, obs: Observation, point: tuple[float, float], blocked: bool = False) -> Action:
+        """Turn toward `point` (braking first when running at a sharp turn: a narrow ledge is slid off), or walk."""
+        if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
+            return Action.DOWN
+        turn = turn_toward(obs, point)
         if turn is not None:
             return turn
-        if blocked and self._decisions % 3 == 0:
-            return Action.USE  # something shuts the way to the next point: a door, or a lift to call
+        if blocked:
+            return self._use_or(Action.UP)  # something shuts the way to the next point: a door, or a lift to call
         return Action.UP
+
+    def _use_or(self, action: Action) -> Action:
+        """Return USE unless one was pressed lately (a second press reverses a door that is opening), else
+        `action`."""
+        if self._decisions - self._used < USE_EVERY:
+            return action
+        self._used = self._decisions
+        return Action.USE
 
     def _around(self, here: tuple[float, float], point: tuple[float, float]) -> tuple[float, float] | None:
         """Return where to head for on the walkable grid's shortest way from `here` to `point` (None when the
@@ -149,20 +204,49 @@ class PlanWalker:
         if key not in self._fields:
             if len(self._fields) >= FIELDS_KEPT:
                 self._fields.pop(next(iter(self._fields)))
-            self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0))
-        path = grid.follow(self._fields[key], *here, limit=GRID_AHEAD)
+            self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0), avoid=self._things().mask)
+        return self._ahead(self._fields[key], here)
+
+    def _ahead(self, grid_field: Any, here: tuple[float, float]) -> tuple[float, float] | None:
+        """Return the farthest point in clear view along a grid field's way from `here` (None: no way)."""
+        grid = self.room_map.navgrid
+        path = grid.follow(grid_field, *here, limit=GRID_AHEAD)
         if len(path) < 2:
             return None
         ahead = grid.centre(path[1])
         for cell in path[2:]:
-            if not self.room_map.clear_path(here, grid.centre(cell)):
+            if not self._clear(here, grid.centre(cell)):
                 break
             ahead = grid.centre(cell)
         return ahead
 
-    def _at_objective(self, obs: Observation, goal: Objective, distance: float) -> Action:
+    def _approach(self, obs: Observation, here: tuple[float, float], goal: Objective, line: int) -> Action | None:
+        """Walk the grid to a spot the switch can be used from and press it there; None where the grid knows
+        no such spot reachable from here (the walk then goes to the line's middle, as for any objective)."""
+        if line not in self._spots:
+            cells = use_cells(self.room_map, line)
+            grid = self.room_map.navgrid
+            self._spots[line] = (cells, grid.field_to(cells, avoid=self._things().mask) if len(cells) else None)
+        cells, spot_field = self._spots[line]
+        cell = self.room_map.navgrid.nearest_walkable(*here)
+        if spot_field is None or cell is None or not math.isfinite(spot_field[0][cell]):
+            return None
+        if reaches(self.room_map, line, *here):
+            return self._at_objective(obs, goal, 0.0, nearest_on_line(self.room_map, line, *here, inset=AIM_INSET))
+        unstick = self._watch.stalled(float(spot_field[0][cell]), (self.objective, "spot"))
+        if unstick:
+            self._unstick = unstick
+            return self._unstick.pop()
+        ahead = self._ahead(spot_field, here)
+        if ahead is None:
+            return None
+        return self._head(obs, ahead)
+
+    def _at_objective(
+        self, obs: Observation, goal: Objective, distance: float, aim: tuple[float, float] | None = None
+    ) -> Action:
         if goal.kind in ("switch", "door", "exit", "shoot"):
-            turn = turn_toward(obs, goal.where, tolerance=10.0)
+            turn = turn_toward(obs, aim or goal.where, tolerance=10.0)
             if turn is not None:
                 return turn
             if self._decisions % 2:  # press, then let the engine answer before pressing again
@@ -173,7 +257,21 @@ class PlanWalker:
             if goal.kind == "exit" and self._presses % 3 == 0:
                 return Action.UP  # an exit line walked over rather than pressed
             return Action.FIRE if goal.kind == "shoot" else Action.USE
-        if distance < TOUCH.get(goal.kind, 16.0):  # the key is picked up, the line crossed
+        if goal.kind == "walk" and goal.line is not None:  # a trigger line: done once walked over, not when near
+            start_front = self.room_map.geometry.line_front[goal.line] == goal.sector
+            here = (obs.position[0], obs.position[1])
+            if on_front(self.room_map, goal.line, *here) != start_front:
+                self._done()
+                return Action.UP
+            aim = beyond(self.room_map, goal.line, not start_front)
+            turn = turn_toward(obs, aim, tolerance=_tolerance(here, aim))
+            return turn or self._use_or(Action.UP)  # a door may shut the way over
+        if distance < TOUCH.get(goal.kind, 16.0):  # the key is picked up, the teleporter's line reached
             self._done()
             return Action.UP
         return turn_toward(obs, goal.where, tolerance=10.0) or Action.UP
+
+
+def _tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:
+    """Return the turn tolerance toward a point: 10 degrees, wider up close (where a step swings the bearing)."""
+    return max(10.0, math.degrees(math.atan2(24.0, max(math.dist(here, point), 1.0))))

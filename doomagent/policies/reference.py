@@ -34,6 +34,8 @@ WEAPON_AMMO = {3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, be
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
 GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
+TARGET_SHOTS = 90  # shots at one monster that has not died: its bullets stop at a ledge or bars; leave it be
+IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
 
 
 @dataclass
@@ -50,6 +52,9 @@ class ReferenceNavigator:
     _shots: int = 0
     _dodge: Action = Action.STRAFE_LEFT
     _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
+    _fired: dict[int, int] = field(default_factory=dict)  # monster id -> shots at it
+    _ignored: dict[int, int] = field(default_factory=dict)  # monster id -> decision it may be shot at again
+    _decisions: int = 0
     plan_walker: PlanWalker | None = None  # walks the progression plan instead of the field to the exit
 
     @classmethod
@@ -63,7 +68,7 @@ class ReferenceNavigator:
         except NoPlanError:
             return walker
         if any(o.kind != "exit" for o in plan.objectives):
-            walker.plan_walker = PlanWalker(room_map, plan)
+            walker.plan_walker = PlanWalker(room_map, plan, skill=skill)
         return walker
 
     def _alive(self, o: VisibleObject) -> bool:
@@ -121,7 +126,15 @@ class ReferenceNavigator:
         switch = self._weapon_switch(obs)
         if switch is not None:
             return switch
-        live = [o for o in obs.objects if o.is_enemy and self._alive(o) and o.distance < self.fight_range]
+        self._decisions += 1
+        live = [
+            o
+            for o in obs.objects
+            if o.is_enemy
+            and self._alive(o)
+            and o.distance < self.fight_range
+            and self._ignored.get(o.id, 0) <= self._decisions
+        ]
         target = min(live, key=_threat_order, default=None)
         fighting = target is not None and obs.hud.weapon_ammo > 0
         if fighting == obs.running:
@@ -132,6 +145,10 @@ class ReferenceNavigator:
             if turn is not None:
                 return turn
             self._shots += 1
+            self._fired[target.id] = self._fired.get(target.id, 0) + 1
+            if self._fired[target.id] > TARGET_SHOTS:  # shot on and on, never dies: out of the line of fire
+                self._fired[target.id] = 0
+                self._ignored[target.id] = self._decisions + IGNORE_FOR
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
                 return Action.DOWN  # keep a biter at arm's length between shots
             if not any(o.name in HITSCAN for o in live) and target.distance > 200 and self._shots % 3 == 0:

@@ -42,12 +42,15 @@ def test_e1m1_needs_only_its_exit_switch():
 
 def test_e1m4_fetches_the_yellow_key_then_the_blue_one():
     plan = _plan("E1M4")
-    kinds = ["switch", "key:yellow", "door:yellow", "door:yellow", "key:blue", "door:blue", "exit"]
+    kinds = ["switch", "switch", "key:yellow", "door:yellow", "door:yellow", "key:blue", "door:blue", "exit"]
     assert _kinds(plan.objectives) == kinds
     # Door sector 97 is pushed open only from sector 46; from where the walk comes, its switch (line 712,
     # special 103, tag 2) opens it.
     assert (plan.objectives[0].line, plan.objectives[0].tag) == (712, 2)
-    yellow, blue = plan.objectives[1], plan.objectives[4]
+    # The yellow key's room is entered over line 857 (sectors 140 to 131), which a row of bars barely inside
+    # sector 140 fills: door sector 134 (posts 8 units square, 12-16 apart), raised by switch 977 (tag 3).
+    assert (plan.objectives[1].line, plan.objectives[1].tag) == (977, 3)
+    yellow, blue = plan.objectives[2], plan.objectives[5]
     assert yellow.where == (-960.0, 640.0) and blue.where == (3456.0, 1472.0)
     assert [o.line for o in plan.objectives if o.kind == "door"] == [1208, 547, 1295]
     assert plan.objectives[-1].line == 1996

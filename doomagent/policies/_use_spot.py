@@ -1,0 +1,72 @@
+"""Where a player stands to use a line: the walkable grid cells within use range of a switch whose straight
+reach to the line crosses no wall. A switch on a ledge, in an alcove or behind a sill is pressed from the floor
+below or beside it, not from its own sector (often a strip a player cannot stand in)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from doomagent.env.rooms import RoomMap
+
+USE_REACH = 52.0  # map units from a cell's centre to the line (Doom's use range is 64; a margin for the radius)
+
+
+def nearest_on_line(room_map: RoomMap, line: int, x: float, y: float, *, inset: float = 0.0) -> tuple[float, float]:
+    """Return the point of `line` nearest to (x, y), kept `inset` (a share of its length) from either end: a use
+    aimed at a line's very end slips past it by the turn's tolerance."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    dx, dy = bx - ax, by - ay
+    t = min(1.0 - inset, max(inset, ((x - ax) * dx + (y - ay) * dy) / max(dx * dx + dy * dy, 1e-9)))
+    return float(ax + t * dx), float(ay + t * dy)
+
+
+def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE_REACH) -> bool:
+    """Return True when a player at (x, y) can use `line`: on its front side (a switch used from behind does
+    nothing), within reach, and no wall in between."""
+    if not on_front(room_map, line, x, y):
+        return False
+    px, py = nearest_on_line(room_map, line, x, y)
+    d = math.dist((x, y), (px, py))
+    if d > reach:
+        return False
+    if d < 1.0:
+        return True
+    # Aim a unit short of the line: the line itself is a wall the check would otherwise stop at.
+    tip = (px + (x - px) / d, py + (y - py) / d)
+    return room_map.clear_path((x, y), tip, margin=0.0)
+
+
+def use_cells(room_map: RoomMap, line: int) -> np.ndarray:
+    """Return the walkable cells a player can use `line` from (empty when none)."""
+    grid = room_map.navgrid
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    box = (
+        (grid.cx >= min(ax, bx) - USE_REACH)
+        & (grid.cx <= max(ax, bx) + USE_REACH)
+        & (grid.cy >= min(ay, by) - USE_REACH)
+        & (grid.cy <= max(ay, by) + USE_REACH)
+        & grid.walkable
+    )
+    cells = [int(c) for c in np.flatnonzero(box) if reaches(room_map, line, *grid.centre(int(c)))]
+    return np.array(cells, dtype=np.int64)
+
+
+def on_front(room_map: RoomMap, line: int, x: float, y: float) -> bool:
+    """Return True when (x, y) lies on the line's front side (Doom's: the right of its first to second vertex)."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    return (x - ax) * (by - ay) - (y - ay) * (bx - ax) > 0
+
+
+def beyond(room_map: RoomMap, line: int, front: bool, depth: float = 24.0) -> tuple[float, float]:
+    """Return the point `depth` units past the line's middle on its front side (`front`) or its back side."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    length = max(math.hypot(bx - ax, by - ay), 1e-9)
+    nx, ny = (by - ay) / length, -(bx - ax) / length  # the front side's normal
+    sign = 1.0 if front else -1.0
+    return (ax + bx) / 2 + sign * depth * nx, (ay + by) / 2 + sign * depth * ny
