@@ -20,6 +20,9 @@ import itertools
 import math
 from functools import cached_property
 
+import numpy as np
+
+from doomagent.env import _triggers
 from doomagent.env._plan_types import Leg, Objective, ProgressionPlan, plan_data, plan_from_data
 from doomagent.env._plan_world import MAX_STEP, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
@@ -239,9 +242,24 @@ class Planner:
                     continue
                 doors.add(sec)
                 colour = next(t for t in keyed[0] if t.startswith("key:"))[4:]
-                door = Objective("door", g.line_midpoint(line), sec, f"the {colour} door", colour, line=line)  # type: ignore[arg-type]
+                face = self._door_face(sec, side, line)
+                door = Objective("door", g.line_midpoint(face), sec, f"the {colour} door", colour, line=face)  # type: ignore[arg-type]
                 out.append((i, door))
         return out
+
+    def _door_face(self, door: int, side: int, crossed: int) -> int:
+        """Return the line a locked door is pushed at from `side`: the keyed one of its lines facing that side
+        nearest to the line the walk crosses (that may be a sliver of the door with no special of its own)."""
+        g = self.g
+        faces = [
+            line
+            for line in np.flatnonzero((g.line_back == door) & (g.line_front == side)).tolist()
+            if (kind := _triggers.classify(int(g.line_special[line]))) is not None and kind.key and kind.door
+        ]
+        if crossed in faces or not faces:
+            return crossed
+        mid = g.line_midpoint(crossed)
+        return min(faces, key=lambda line: math.dist(mid, g.line_midpoint(line)))
 
     @staticmethod
     def _split(leg: Leg, cuts: list[int]) -> list[Leg]:

@@ -12,13 +12,14 @@ on to the next one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from doomagent.env.actions import Action
-from doomagent.env.observation import Observation
+from doomagent.env.observation import Observation, VisibleObject
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._obstacles import Obstacles
@@ -29,7 +30,9 @@ REACHED = 40.0  # map units at which a leg's point counts as passed
 LOOK_AHEAD = 4  # points beyond the next one that may be walked to directly when in clear view
 NO_PROGRESS = 25  # decisions without getting closer before backing off
 OBJECTIVE_CAP = 1500  # decisions spent on one objective before it is given up
+BOSS_CAP = 4  # times as many for a boss fight (a Baron of Hell takes about a hundred pistol hits)
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
+LIFT_RIDE = 20  # decisions waited on a lift for it to go down (a 128-unit lift takes 32 tics)
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first (it slides on while it turns)
 BRAKE_SPEED = 10.0  # map units moved in the last decision above which it brakes
 DOOR_REACH = 72.0  # a door on the way is pushed from this close
@@ -41,7 +44,16 @@ FIELDS_KEPT = 8  # grid distance fields kept (each is two arrays the size of the
 # how close the walk goes to a key (picked up within 36 units on each axis) or a teleporter line
 TOUCH = {"key": 30.0, "walk": 16.0, "teleport": 16.0}
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
-PRESSED = ("switch", "exit")  # objectives used from a spot within reach of their line (see _use_spot)
+PRESSED = ("switch", "exit")
+BOSS_NEAR = 256.0  # map units from a boss's start within which the walk waits for it and fights
+BOSS_QUIET = 150  # decisions there with no boss in view before its death is taken for done
+# The planner's boss names (see env._triggers.BOSS_DEATHS) and the engine's class names for them.
+BOSS_CLASSES = {"Baron of Hell": "BaronOfHell", "Cyberdemon": "Cyberdemon", "Spider Mastermind": "SpiderMastermind"}
+BOSS_CLASSES |= {
+    "Mancubus": "Fatso",
+    "Arachnotron": "Arachnotron",
+    "Icon of Sin": "BossBrain",
+}  # objectives used from a spot within reach of their line (see _use_spot)
 
 
 @dataclass
@@ -51,6 +63,7 @@ class PlanWalker:
     room_map: RoomMap
     plan: ProgressionPlan
     skill: int = 3  # which things stand in the way (see _obstacles)
+    alive: Callable[[VisibleObject], bool] | None = None  # tells a live monster from its corpse (the navigator's)
     objective: int = 0  # the objective walked to now
     index: int = 1  # the leg's point walked to now
     gave_up: list[str] = field(default_factory=list)
@@ -61,6 +74,7 @@ class PlanWalker:
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
     _speed: float = 0.0  # map units moved in the last decision
+    _quiet: int = 0  # decisions at a boss's place with no boss in view
     _used: int = -1000  # the decision of the last USE pressed on the way (doors, lifts)
     _fields: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)  # grid fields to leg points
     _spots: dict[int, Any] = field(default_factory=dict, repr=False)  # line -> (cells it is used from, field)
@@ -106,16 +120,17 @@ class PlanWalker:
         if jumped:
             self._find_place(here)
         self._tries += 1
-        if self._tries > OBJECTIVE_CAP and self.current.kind != "exit":
-            self._done(f"not done in {OBJECTIVE_CAP} decisions")
-        if self.current.kind == "boss":  # bosses die in the fight; the walk goes on to what their death opens
-            self._done()
+        cap = OBJECTIVE_CAP * (BOSS_CAP if self.current.kind == "boss" else 1)
+        if self._tries > cap and self.current.kind != "exit":
+            self._done(f"not done in {cap} decisions")
         points = self._points()
         while self.index < len(points) - 1 and self._passed(here, self.index):
             self.index += 1
         if self._unstick:
             return self._unstick.pop()
         goal = self.current
+        if goal.kind == "boss" and math.dist(here, goal.where) < BOSS_NEAR:
+            return self._at_boss(obs, goal, here, points)
         if self.index == len(points) - 1 and goal.kind in PRESSED and goal.line is not None:
             approach = self._approach(obs, here, goal, goal.line)
             if approach is not None:
@@ -167,11 +182,18 @@ class PlanWalker:
             aim = points[min(target + 1, len(points) - 1)]  # past the door: its own point is too near to aim at
             turn = turn_toward(obs, aim, tolerance=_tolerance(here, aim))
             return turn or self._use_or(Action.UP)
-        unstick = self._watch.stalled(math.dist(here, points[self.index]), (self.objective, self.index))
+        blocked = not self._clear(here, points[self.index])
+        # Progress is the walk still to go: along the grid where a wall is in between (a winding corridor leads
+        # away from its end before it turns back), else straight.
+        to_go = self._grid_distance(here, points[self.index]) if blocked else math.dist(here, points[self.index])
+        unstick = self._watch.stalled(to_go, (self.objective, self.index))
+        if unstick and self.room_map.geometry.sector_at(*here) in self.room_map.geometry.lifts:
+            # On a lift that is up: off it backwards and on again (over the line that lowers it), then ride down.
+            self._unstick = [*[Action.WAIT] * LIFT_RIDE, *[Action.UP] * 5, *[Action.DOWN] * 9]
+            return self._unstick.pop()
         if unstick:  # a closed door, a raised lift, a corner: push, back off, sidestep, then find the leg again
             self._unstick = unstick
             self._find_place(here)
-        blocked = not self._clear(here, points[self.index])
         if blocked:
             around = self._around(here, points[self.index])  # a wall in between: the grid's way round it
             if around is not None:
@@ -197,15 +219,25 @@ class PlanWalker:
         self._used = self._decisions
         return Action.USE
 
-    def _around(self, here: tuple[float, float], point: tuple[float, float]) -> tuple[float, float] | None:
-        """Return where to head for on the walkable grid's shortest way from `here` to `point` (None when the
-        grid knows no way: a door or a lift the static floor plan shows shut)."""
+    def _field(self, point: tuple[float, float]) -> Any:
+        """Return the grid's distance field to the current leg point (kept for the last FIELDS_KEPT points)."""
         grid, key = self.room_map.navgrid, (self.objective, self.index)
         if key not in self._fields:
             if len(self._fields) >= FIELDS_KEPT:
                 self._fields.pop(next(iter(self._fields)))
             self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0), avoid=self._things().mask)
-        return self._ahead(self._fields[key], here)
+        return self._fields[key]
+
+    def _grid_distance(self, here: tuple[float, float], point: tuple[float, float]) -> float:
+        """Return the walk along the grid from `here` to the leg point (straight where the grid knows none)."""
+        cell = self.room_map.navgrid.nearest_walkable(*here)
+        d = float(self._field(point)[0][cell]) if cell is not None else math.inf
+        return d if math.isfinite(d) else math.dist(here, point)
+
+    def _around(self, here: tuple[float, float], point: tuple[float, float]) -> tuple[float, float] | None:
+        """Return where to head for on the walkable grid's shortest way from `here` to `point` (None when the
+        grid knows no way: a door or a lift the static floor plan shows shut)."""
+        return self._ahead(self._field(point), here)
 
     def _ahead(self, grid_field: Any, here: tuple[float, float]) -> tuple[float, float] | None:
         """Return the farthest point in clear view along a grid field's way from `here` (None: no way)."""
@@ -219,6 +251,25 @@ class PlanWalker:
                 break
             ahead = grid.centre(cell)
         return ahead
+
+    def _boss_in_view(self, obs: Observation) -> VisibleObject | None:
+        names = {BOSS_CLASSES.get(n, n) for n in BOSS_CLASSES if n in self.current.text}
+        alive = self.alive or (lambda _o: True)
+        return next((o for o in obs.objects if o.is_enemy and o.name in names and alive(o)), None)
+
+    def _at_boss(
+        self, obs: Observation, goal: Objective, here: tuple[float, float], points: tuple[tuple[float, float], ...]
+    ) -> Action:
+        """At the bosses' place: walk on while one is in view (the navigator fights it once in range); once none
+        has been seen for BOSS_QUIET decisions, take their death for done and go on to what it opens."""
+        if self._boss_in_view(obs) is not None:
+            self._quiet = 0
+            return self._walk(obs, here, points)
+        self._quiet += 1
+        if self._quiet > BOSS_QUIET:
+            self._quiet = 0
+            self._done()
+        return Action.RIGHT  # look round for them
 
     def _approach(self, obs: Observation, here: tuple[float, float], goal: Objective, line: int) -> Action | None:
         """Walk the grid to a spot the switch can be used from and press it there; None where the grid knows

@@ -30,11 +30,14 @@ def _threat_order(o: VisibleObject) -> float:
     return o.distance / threat
 
 
-WEAPON_AMMO = {3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
+WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
 GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
 TARGET_SHOTS = 90  # shots at one monster that has not died: its bullets stop at a ledge or bars; leave it be
+# Monsters that take more: their spawn health over 2.5 (about a hit in two, 5-15 a pistol bullet).
+TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron": 500, "Fatso": 600}
+TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
 
 
@@ -68,7 +71,7 @@ class ReferenceNavigator:
         except NoPlanError:
             return walker
         if any(o.kind != "exit" for o in plan.objectives):
-            walker.plan_walker = PlanWalker(room_map, plan, skill=skill)
+            walker.plan_walker = PlanWalker(room_map, plan, skill=skill, alive=walker._alive)
         return walker
 
     def _alive(self, o: VisibleObject) -> bool:
@@ -146,13 +149,15 @@ class ReferenceNavigator:
                 return turn
             self._shots += 1
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
-            if self._fired[target.id] > TARGET_SHOTS:  # shot on and on, never dies: out of the line of fire
+            if self._fired[target.id] > max(TARGET_SHOTS, TOUGH.get(target.name, 0) / 2.5):  # out of the line of fire
                 self._fired[target.id] = 0
                 self._ignored[target.id] = self._decisions + IGNORE_FOR
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
                 return Action.DOWN  # keep a biter at arm's length between shots
-            if not any(o.name in HITSCAN for o in live) and target.distance > 200 and self._shots % 3 == 0:
-                # Only fireballs coming: sidestep between shots, changing side now and then.
+            fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
+            if self._shots % (3 if fireballs else 8) == 0:
+                # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
+                # standing in one place for long (a long fight is no reason to stop moving).
                 if self._shots % 12 == 0:
                     self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
                 return self._dodge
