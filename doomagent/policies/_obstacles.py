@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from doomagent.env.navgrid import CELL
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import MULTIPLAYER_ONLY, SKILL_FLAG
 
@@ -33,7 +34,9 @@ class Obstacles:
         ]
         self.centres = np.array([(float(t["x"]), float(t["y"])) for t in rows], dtype=float).reshape(-1, 2)
         self.radii = np.array([SOLID_THINGS[int(t["type"])] for t in rows], dtype=float)
-        self.mask = room_map.navgrid.things_mask(self.centres, self.radii) if len(rows) else None
+        grid = room_map.navgrid
+        mask = grid.things_mask(self.centres, self.radii) if len(rows) else np.zeros(len(grid.cx), dtype=bool)
+        self.mask = mask | _below_ledges(room_map)
 
     def blocks(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when a player walking straight from a to b would bump into one of the things."""
@@ -47,3 +50,25 @@ class Obstacles:
         start = np.hypot(self.centres[:, 0] - ax, self.centres[:, 1] - ay)
         # A thing the player already touches does not block walking away from it.
         return bool(np.any((near < self.radii + PLAYER_RADIUS) & (start >= self.radii + PLAYER_RADIUS)))
+
+
+def _below_ledges(room_map: RoomMap) -> np.ndarray:
+    """Return the grid cells closer than a player's radius to a step too high to climb, on its low side: a player
+    there would overlap the higher floor, so nobody stands there (a gap between two crates as wide as the player
+    is no way through)."""
+    grid = room_map.navgrid
+    lines, _numbers, from_front = room_map.one_way
+    mask = np.zeros(len(grid.cx), dtype=bool)
+    for (ax, ay, bx, by), blocked_front in zip(lines, from_front, strict=True):
+        i0 = max(0, int((min(ax, bx) - PLAYER_RADIUS - grid.x0) / CELL))
+        i1 = min(grid.nx - 1, int((max(ax, bx) + PLAYER_RADIUS - grid.x0) / CELL))
+        j0 = max(0, int((min(ay, by) - PLAYER_RADIUS - grid.y0) / CELL))
+        j1 = min(grid.ny - 1, int((max(ay, by) + PLAYER_RADIUS - grid.y0) / CELL))
+        cells = (np.arange(j0, j1 + 1)[:, None] * grid.nx + np.arange(i0, i1 + 1)[None, :]).ravel()
+        px, py = grid.cx[cells], grid.cy[cells]
+        dx, dy = bx - ax, by - ay
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0.0, 1.0)
+        near = np.hypot(ax + t * dx - px, ay + t * dy - py) < PLAYER_RADIUS
+        front = (px - ax) * dy - (py - ay) * dx > 0
+        mask[cells[near & (front == blocked_front)]] = True
+    return mask

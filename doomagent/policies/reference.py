@@ -34,8 +34,9 @@ WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
 GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
-TARGET_SHOTS = 90  # shots at one monster that has not died: its bullets stop at a ledge or bars; leave it be
-# Monsters that take more: their spawn health over 2.5 (about a hit in two, 5-15 a pistol bullet).
+# Decisions spent on one monster that has not died: its bullets stop at a ledge or bars; leave it be. Monsters that
+# take more get their spawn health over 2.5 decisions (a pistol bullet does 5-15, about one hits in two).
+TARGET_DECISIONS = 150
 TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron": 500, "Fatso": 600}
 TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
@@ -55,7 +56,7 @@ class ReferenceNavigator:
     _shots: int = 0
     _dodge: Action = Action.STRAFE_LEFT
     _tries: dict[int, int] = field(default_factory=dict)  # object id -> decisions spent fetching it
-    _fired: dict[int, int] = field(default_factory=dict)  # monster id -> shots at it
+    _fired: dict[int, int] = field(default_factory=dict)  # monster id -> decisions spent fighting it
     _ignored: dict[int, int] = field(default_factory=dict)  # monster id -> decision it may be shot at again
     _decisions: int = 0
     plan_walker: PlanWalker | None = None  # walks the progression plan instead of the field to the exit
@@ -144,14 +145,16 @@ class ReferenceNavigator:
             return Action.SPEED  # run between fights; walk (finer turns) to aim
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
+            self._fired[target.id] = self._fired.get(target.id, 0) + 1
+            if self._fired[target.id] > max(
+                TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5
+            ):  # out of the line of fire
+                self._fired[target.id] = 0
+                self._ignored[target.id] = self._decisions + IGNORE_FOR
             turn = self._aim(target)
             if turn is not None:
                 return turn
             self._shots += 1
-            self._fired[target.id] = self._fired.get(target.id, 0) + 1
-            if self._fired[target.id] > max(TARGET_SHOTS, TOUGH.get(target.name, 0) / 2.5):  # out of the line of fire
-                self._fired[target.id] = 0
-                self._ignored[target.id] = self._decisions + IGNORE_FOR
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
                 return Action.DOWN  # keep a biter at arm's length between shots
             fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
