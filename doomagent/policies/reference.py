@@ -10,7 +10,7 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import Observation, VisibleObject
 from doomagent.env.progression import plan_for
 from doomagent.env.rooms import RoomMap
-from doomagent.errors import NoPlanError
+from doomagent.errors import ConfigError, NoPlanError
 from doomagent.policies.grid import GridWalker
 from doomagent.policies.plan_walker import PlanWalker
 
@@ -66,6 +66,14 @@ class ReferenceNavigator:
         """Return a navigator for the map (it plans item detours for the skill level's things). On a map whose
         progression plan has objectives before the exit (keys, switches, triggers, teleporters) it walks the plan
         (PlanWalker); where the exit alone is the plan (freedoom1 E1M1) it walks the distance field to the exit."""
+        if not room_map.geometry.exit_lines:  # a boss's death ends the map (E2M8, E3M8): the plan leads there
+            try:
+                plan = plan_for(room_map.geometry)
+            except NoPlanError as exc:
+                raise ConfigError(f"map {room_map.geometry.name} has no exit line and no plan: {exc.message}") from None
+            walker = cls(GridWalker(room_map, room_map.navgrid), screen_width=screen_width)
+            walker.plan_walker = PlanWalker(room_map, plan, skill=skill, alive=walker._alive)
+            return walker
         walker = cls(GridWalker.for_map(room_map, skill=skill), screen_width=screen_width)
         try:
             plan = plan_for(room_map.geometry)
