@@ -37,6 +37,17 @@ class Obstacles:
         grid = room_map.navgrid
         mask = grid.things_mask(self.centres, self.radii) if len(rows) else np.zeros(len(grid.cx), dtype=bool)
         self.mask = mask | _below_ledges(room_map)
+        self._drops = room_map.one_way[0]  # one-way lines: a drop seen from their passable side
+
+    def near_drop(self, here: tuple[float, float], reach: float = 64.0) -> bool:
+        """Return True when a one-way line (a ledge's edge) lies within `reach` of `here`."""
+        if not len(self._drops):
+            return False
+        a, b = self._drops[:, 0:2], self._drops[:, 2:4]
+        d = b - a
+        p = np.array(here)
+        t = np.clip(((p - a) * d).sum(1) / np.maximum((d * d).sum(1), 1e-9), 0.0, 1.0)
+        return bool((np.hypot(*(a + t[:, None] * d - p).T) < reach).any())
 
     def blocks(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when a player walking straight from a to b would bump into one of the things."""

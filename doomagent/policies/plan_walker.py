@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from doomagent.env.actions import Action
-from doomagent.env.observation import Observation, VisibleObject
+from doomagent.env.observation import WEAPON_AMMO, Observation, VisibleObject
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._obstacles import Obstacles
 from doomagent.policies._steer import ProgressWatch, bearing_off, turn_toward
+from doomagent.policies._supplies import TAKEN, TRIES, Supplies
 from doomagent.policies._use_spot import beyond, nearest_on_line, on_front, reaches, use_cells
 
 REACHED = 40.0  # map units at which a leg's point counts as passed
@@ -32,8 +33,10 @@ NO_PROGRESS = 25  # decisions without getting closer before backing off
 OBJECTIVE_CAP = 1500  # decisions spent on one objective before it is given up
 BOSS_CAP = 4  # times as many for a boss fight (a Baron of Hell takes about a hundred pistol hits)
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
+FETCH_EVERY = 10  # decisions between looks for a supply to fetch (each look walks the grid once)
 LIFT_RIDE = 20  # decisions waited on a lift for it to go down (a 128-unit lift takes 32 tics)
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first (it slides on while it turns)
+BRAKE_TURN_LEDGE = 25.0  # the same near a drop: a slide there is a fall
 BRAKE_SPEED = 10.0  # map units moved in the last decision above which it brakes
 DOOR_REACH = 72.0  # a door on the way is pushed from this close
 USE_REACH = 56.0  # a switch or door is pressed from this close to its line's middle (Doom's use range is 64)
@@ -80,6 +83,7 @@ class PlanWalker:
     _spots: dict[int, Any] = field(default_factory=dict, repr=False)  # line -> (cells it is used from, field)
     _crossing_of: Leg | None = field(default=None, repr=False)
     _obstacles: Obstacles | None = field(default=None, repr=False)
+    _supplies: Supplies | None = field(default=None, repr=False)
     _crossing_lines: Any = field(default=None, repr=False)
 
     @property
@@ -128,6 +132,9 @@ class PlanWalker:
             self.index += 1
         if self._unstick:
             return self._unstick.pop()
+        fetch = self._fetch(obs, here)
+        if fetch is not None:
+            return fetch
         goal = self.current
         if goal.kind == "boss" and math.dist(here, goal.where) < BOSS_NEAR:
             return self._at_boss(obs, goal, here, points)
@@ -143,6 +150,10 @@ class PlanWalker:
         if self._obstacles is None:
             self._obstacles = Obstacles(self.room_map, self.skill)
         return self._obstacles
+
+    def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the straight walk from a to b is clear (see _clear)."""
+        return self._clear(a, b)
 
     def _clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b is clear: no wall, no drop off the route, no thing."""
@@ -202,7 +213,8 @@ class PlanWalker:
 
     def _head(self, obs: Observation, point: tuple[float, float], blocked: bool = False) -> Action:
         """Turn toward `point` (braking first when running at a sharp turn: a narrow ledge is slid off), or walk."""
-        if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
+        sharp = BRAKE_TURN_LEDGE if self._things().near_drop((obs.position[0], obs.position[1])) else BRAKE_TURN
+        if abs(bearing_off(obs, point)) > sharp and self._speed > BRAKE_SPEED:
             return Action.DOWN
         turn = turn_toward(obs, point)
         if turn is not None:
@@ -251,6 +263,36 @@ class PlanWalker:
                 break
             ahead = grid.centre(cell)
         return ahead
+
+    def _fetch(self, obs: Observation, here: tuple[float, float]) -> Action | None:
+        """Go for health, armor or ammo lying on the map when short of it (see _supplies); None: not now."""
+        if self._supplies is None:
+            self._supplies = Supplies(self.room_map, self.skill)
+        supplies = self._supplies
+        kinds = supplies.wanted(obs.hud, WEAPON_AMMO.get(obs.hud.weapon))
+        if supplies.target is None:
+            if not kinds or self._decisions % FETCH_EVERY:
+                return None
+            if supplies.next_target(here, kinds, self._things().mask) is None:
+                return None
+        target = supplies.target
+        assert target is not None
+        supplies.tries += 1
+        taken = math.dist(here, target.where) < TAKEN
+        if taken or supplies.tries > TRIES or target.kind not in kinds:
+            supplies.drop(again=not taken and supplies.tries <= TRIES)
+            self._find_place(here)
+            return None
+        cell = self.room_map.navgrid.nearest_walkable(*here)
+        to_go = float(supplies.target_field[0][cell]) if cell is not None else math.inf
+        ahead = self._ahead(supplies.target_field, here)
+        unstick = self._watch.stalled(to_go, ("supply", target.where))
+        if ahead is None or not math.isfinite(to_go) or unstick:  # no way there after all: leave it
+            supplies.drop()
+            self._unstick = unstick or []
+            self._find_place(here)
+            return None
+        return self._head(obs, ahead)
 
     def _boss_in_view(self, obs: Observation) -> VisibleObject | None:
         names = {BOSS_CLASSES.get(n, n) for n in BOSS_CLASSES if n in self.current.text}

@@ -39,6 +39,7 @@ GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glas
 TARGET_DECISIONS = 150
 TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron": 500, "Fatso": 600}
 TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
+SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
 
 
@@ -90,6 +91,18 @@ class ReferenceNavigator:
         # Up close the box is clipped by the screen and a gun arm widens it: skip the shape test there.
         flat = height < 0.7 * o.box[2] and o.distance > 128
         return height >= 0.6 * tallest and not flat
+
+    def _safe(self, obs: Observation, turn: float) -> bool:
+        """Return True when a step `turn` degrees off the view (90: to the left) keeps to safe floor: no wall,
+        no drop the route does not take, no hurting floor (a sidestep off a bridge is a fall into the pit)."""
+        x, y, _ = obs.position
+        heading = math.radians(obs.angle + turn)
+        to = (x + SIDESTEP * math.cos(heading), y + SIDESTEP * math.sin(heading))
+        if self.follower.grid.is_hazard(*to) and not self.follower.grid.is_hazard(x, y):
+            return False
+        if self.plan_walker is not None:
+            return self.plan_walker.clear((x, y), to)
+        return self.follower.clear((x, y), to)
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         for slot, ammo in WEAPON_AMMO.items():
@@ -154,24 +167,23 @@ class ReferenceNavigator:
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
-            if self._fired[target.id] > max(
-                TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5
-            ):  # out of the line of fire
+            if self._fired[target.id] > max(TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5):  # out of reach
                 self._fired[target.id] = 0
                 self._ignored[target.id] = self._decisions + IGNORE_FOR
             turn = self._aim(target)
             if turn is not None:
                 return turn
             self._shots += 1
-            if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0:
+            if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0 and self._safe(obs, 180):
                 return Action.DOWN  # keep a biter at arm's length between shots
             fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
             if self._shots % (3 if fireballs else 8) == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
                 # standing in one place for long (a long fight is no reason to stop moving).
-                if self._shots % 12 == 0:
+                if self._shots % 12 == 0 or not self._safe(obs, 90 if self._dodge is Action.STRAFE_LEFT else -90):
                     self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
-                return self._dodge
+                if self._safe(obs, 90 if self._dodge is Action.STRAFE_LEFT else -90):
+                    return self._dodge
             return Action.FIRE
         item = self._wanted_item(obs)
         if item is not None:
@@ -179,7 +191,8 @@ class ReferenceNavigator:
             if abs(item.bearing) > 10:
                 return Action.LEFT if item.bearing > 0 else Action.RIGHT
             return Action.UP
-        if hurt and obs.hud.weapon_ammo > 0 and self._search == 0:
+        on_hazard = self.follower.grid.is_hazard(obs.position[0], obs.position[1])  # hurt by the floor: walk on
+        if hurt and obs.hud.weapon_ammo > 0 and self._search == 0 and not on_hazard:
             self._search = SEARCH_DECISIONS
         if self._search > 0:
             self._search -= 1

@@ -203,3 +203,36 @@ def test_a_door_locked_on_one_side_opens_from_its_plain_side_only():
     assert not world.crossable(False, 19, 150, nothing) and world.crossable(False, 19, 150, blue)
     assert world.crossable(False, 149, 150, nothing)
     assert world.active(150, nothing)  # once inside (entered from the plain side), the way out is open
+
+
+@pytest.mark.slow  # plans two maps
+def test_a_walk_over_line_is_crossed_only_from_a_side_the_state_allows():
+    from doomagent.env._plan_world import _World
+
+    # E1M2 line 267 (special 38, tag 4) lies on the lip of sector 45, 64 units above sector 51: as the map starts
+    # it is crossed from 45 alone (stepping down); once switch line 34 (tag 3) lowers 45, from 51 too.
+    world = _World(MapGeometry.load("E1M2"))
+    trigger = next(a for a in world.actions if a.line == 267)
+    assert world.sites(trigger, frozenset()) == (45,)
+    assert set(world.sites(trigger, frozenset({"tag:3"}))) == {45, 51}
+    lines = [o.line for o in _plan("E1M2").objectives]
+    assert lines.index(34) < lines.index(267)  # (the old plan crossed it from 51 first: a 64-unit climb)
+    # E1M3 line 517 (special 88) is the far face of door sector 106, which opens from sector 105 alone (line 519):
+    # the plan opens the way to 105 first (switch line 515) and crosses 517 from inside the door.
+    plan = _plan("E1M3")
+    lines = [o.line for o in plan.objectives]
+    assert lines.index(515) < lines.index(517) and plan.objectives[lines.index(517)].sector == 106
+
+
+@pytest.mark.slow  # plans a map
+def test_closed_bars_gate_the_opening_they_fill_and_a_locked_door_is_pushed_at_its_keyed_face():
+    from doomagent.env._plan_world import _World
+
+    world = _World(MapGeometry.load("E1M4"))
+    assert world.gates[857] == (134,)  # bars: door sector 134's posts, 8 units inside sector 140
+    assert not world.crossable(True, 140, 131, frozenset(), 857)
+    assert world.crossable(True, 140, 131, frozenset({"tag:3"}), 857)
+    # E1M5's red door (sector 30) is crossed over line 271, a 16-unit sliver with no special; it is pushed at
+    # its keyed face (lines 270 and 272, special 33) on the side the walk comes from.
+    red = next(o for o in _plan("E1M5").objectives if o.kind == "door")
+    assert red.line in (270, 272) and red.key == "red"

@@ -82,3 +82,35 @@ def test_the_stall_watch_starts_afresh_at_each_new_goal():
     assert watch.stalled(10.0, "a") is not None  # no nearer in more than 3 decisions
     assert watch.stalled(900.0, "b") is None  # the next point is far: not a stall against the last one
     assert all(watch.stalled(900.0 - 10 * i, "b") is None for i in range(1, 6))
+
+
+def test_a_gap_between_two_crates_as_wide_as_the_player_is_no_way_through(e1m4):
+    # Sectors 60 (x -944..-880) and 67/66 (x -1040..-976) rise 64-192 units above room sector 34 (floor -256):
+    # the 32 units between them take a player's width exactly, and he cannot fit.
+    things = Obstacles(e1m4, skill=3)
+    assert things.mask is not None
+    gap = e1m4.navgrid.cell_of(-960.0, 48.0)
+    assert e1m4.navgrid.walkable[gap] and things.mask[gap]
+    open_floor = e1m4.navgrid.cell_of(-800.0, -300.0)
+    assert not things.mask[open_floor]
+
+
+def test_supplies_are_fetched_when_short_nearest_first_and_each_tried_once(e1m4):
+    from doomagent.env.observation import Hud
+    from doomagent.policies._supplies import Supplies
+
+    supplies = Supplies(e1m4, skill=3)
+    kinds = {s.kind for s in supplies.items}
+    assert {"health", "armor", "bullets", "shells"} <= kinds
+    fine = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    hurt = Hud(health=30, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    assert supplies.wanted(fine, "bullets") == set()
+    assert supplies.wanted(hurt, "bullets") == {"health"}
+    here = (896.0, -1760.0)  # the player start
+    target = supplies.next_target(here, {"health"}, None)
+    assert target is not None and target.kind == "health"
+    dist, _ = e1m4.navgrid.field_to(np.array([e1m4.navgrid.nearest_walkable(*here)]))
+    healths = [s for s in supplies.items if s.kind == "health" and np.isfinite(dist[s.cell])]
+    assert dist[target.cell] == min(dist[s.cell] for s in healths)
+    supplies.drop()
+    assert target not in supplies.items and supplies.target is None
