@@ -37,13 +37,17 @@ class Outcome:
 def play(job: tuple[str, str, str, int, int]) -> Outcome:
     """Play one trial of the navigator and return how it ended."""
     from doomagent.env import DoomEnv, EnvConfig
+    from doomagent.errors import ConfigError
     from doomagent.policies import ReferenceNavigator
 
     wad, name, mode, seed, frames = job
     env = DoomEnv(EnvConfig(wad=wad, map=name, skill=3, god=mode == "reference-nav", max_frames=frames))
     try:
         obs, _ = env.reset(seed=seed)
-        navigator = ReferenceNavigator.for_map(env.rooms, screen_width=env.config.width, skill=3)
+        try:
+            navigator = ReferenceNavigator.for_map(env.rooms, screen_width=env.config.width, skill=3)
+        except ConfigError as exc:  # no exit line and no plan (freedoom2 MAP30): the map is not played
+            return Outcome(name, mode, seed, "not played", 0, str(exc).split(": ", 1)[-1][:90], ())
         info: dict = {}
         while True:
             obs, _, terminated, truncated, info = env.step(navigator.act(obs))
