@@ -47,16 +47,12 @@ FIELDS_KEPT = 8  # grid distance fields kept (each is two arrays the size of the
 # how close the walk goes to a key (picked up within 36 units on each axis) or a teleporter line
 TOUCH = {"key": 30.0, "walk": 16.0, "teleport": 16.0}
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
-PRESSED = ("switch", "exit")
+PRESSED = ("switch", "exit")  # objectives used from a spot within reach of their line (see _use_spot)
 BOSS_NEAR = 256.0  # map units from a boss's start within which the walk waits for it and fights
 BOSS_QUIET = 150  # decisions there with no boss in view before its death is taken for done
 # The planner's boss names (see env._triggers.BOSS_DEATHS) and the engine's class names for them.
 BOSS_CLASSES = {"Baron of Hell": "BaronOfHell", "Cyberdemon": "Cyberdemon", "Spider Mastermind": "SpiderMastermind"}
-BOSS_CLASSES |= {
-    "Mancubus": "Fatso",
-    "Arachnotron": "Arachnotron",
-    "Icon of Sin": "BossBrain",
-}  # objectives used from a spot within reach of their line (see _use_spot)
+BOSS_CLASSES |= {"Mancubus": "Fatso", "Arachnotron": "Arachnotron", "Icon of Sin": "BossBrain"}
 
 
 @dataclass
@@ -152,10 +148,6 @@ class PlanWalker:
         return self._obstacles
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
-        """Return True when the straight walk from a to b is clear (see _clear)."""
-        return self._clear(a, b)
-
-    def _clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b is clear: no wall, no drop off the route, no thing."""
         return self.room_map.clear_path(a, b, directed=True, crossing=self._crossing()) and not self._things().blocks(
             a, b
@@ -177,7 +169,7 @@ class PlanWalker:
         points, door = self._points(), self._is_door(i)
         if not door and i + 1 < len(points):
             ahead = points[i + 1]  # walked past it: nearer the next point than it is, with a clear way there
-            if math.dist(here, ahead) < math.dist(points[i], ahead) and self._clear(here, ahead):
+            if math.dist(here, ahead) < math.dist(points[i], ahead) and self.clear(here, ahead):
                 return True
         if math.dist(here, points[i]) >= REACHED:
             return False
@@ -186,14 +178,14 @@ class PlanWalker:
     def _walk(self, obs: Observation, here: tuple[float, float], points: tuple[tuple[float, float], ...]) -> Action:
         target = self.index
         for k in range(self.index + 1, min(self.index + LOOK_AHEAD, len(points) - 1) + 1):
-            if self._is_door(target) or not self._clear(here, points[k]):
+            if self._is_door(target) or not self.clear(here, points[k]):
                 break  # never look past a door: walk up to it and open it first
             target = k
         if self._is_door(target) and math.dist(here, points[target]) < DOOR_REACH:
             aim = points[min(target + 1, len(points) - 1)]  # past the door: its own point is too near to aim at
             turn = turn_toward(obs, aim, tolerance=_tolerance(here, aim))
             return turn or self._use_or(Action.UP)
-        blocked = not self._clear(here, points[self.index])
+        blocked = not self.clear(here, points[self.index])
         # Progress is the walk still to go: along the grid where a wall is in between (a winding corridor leads
         # away from its end before it turns back), else straight.
         to_go = self._grid_distance(here, points[self.index]) if blocked else math.dist(here, points[self.index])
@@ -240,10 +232,14 @@ class PlanWalker:
             self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0), avoid=self._things().mask)
         return self._fields[key]
 
+    def _to_go(self, grid_field: Any, here: tuple[float, float]) -> float:
+        """Return the walk along a grid field from `here` to its goal (inf where the field knows no way)."""
+        cell = self.room_map.navgrid.nearest_walkable(*here)
+        return float(grid_field[0][cell]) if cell is not None else math.inf
+
     def _grid_distance(self, here: tuple[float, float], point: tuple[float, float]) -> float:
         """Return the walk along the grid from `here` to the leg point (straight where the grid knows none)."""
-        cell = self.room_map.navgrid.nearest_walkable(*here)
-        d = float(self._field(point)[0][cell]) if cell is not None else math.inf
+        d = self._to_go(self._field(point), here)
         return d if math.isfinite(d) else math.dist(here, point)
 
     def _around(self, here: tuple[float, float], point: tuple[float, float]) -> tuple[float, float] | None:
@@ -259,7 +255,7 @@ class PlanWalker:
             return None
         ahead = grid.centre(path[1])
         for cell in path[2:]:
-            if not self._clear(here, grid.centre(cell)):
+            if not self.clear(here, grid.centre(cell)):
                 break
             ahead = grid.centre(cell)
         return ahead
@@ -283,8 +279,7 @@ class PlanWalker:
             supplies.drop(again=not taken and supplies.tries <= TRIES)
             self._find_place(here)
             return None
-        cell = self.room_map.navgrid.nearest_walkable(*here)
-        to_go = float(supplies.target_field[0][cell]) if cell is not None else math.inf
+        to_go = self._to_go(supplies.target_field, here)
         ahead = self._ahead(supplies.target_field, here)
         unstick = self._watch.stalled(to_go, ("supply", target.where))
         if ahead is None or not math.isfinite(to_go) or unstick:  # no way there after all: leave it
@@ -295,7 +290,7 @@ class PlanWalker:
         return self._head(obs, ahead)
 
     def _boss_in_view(self, obs: Observation) -> VisibleObject | None:
-        names = {BOSS_CLASSES.get(n, n) for n in BOSS_CLASSES if n in self.current.text}
+        names = {engine for name, engine in BOSS_CLASSES.items() if name in self.current.text}
         alive = self.alive or (lambda _o: True)
         return next((o for o in obs.objects if o.is_enemy and o.name in names and alive(o)), None)
 
@@ -320,13 +315,13 @@ class PlanWalker:
             cells = use_cells(self.room_map, line)
             grid = self.room_map.navgrid
             self._spots[line] = (cells, grid.field_to(cells, avoid=self._things().mask) if len(cells) else None)
-        cells, spot_field = self._spots[line]
-        cell = self.room_map.navgrid.nearest_walkable(*here)
-        if spot_field is None or cell is None or not math.isfinite(spot_field[0][cell]):
+        _cells, spot_field = self._spots[line]
+        to_go = self._to_go(spot_field, here) if spot_field is not None else math.inf
+        if not math.isfinite(to_go):
             return None
         if reaches(self.room_map, line, *here):
             return self._at_objective(obs, goal, 0.0, nearest_on_line(self.room_map, line, *here, inset=AIM_INSET))
-        unstick = self._watch.stalled(float(spot_field[0][cell]), (self.objective, "spot"))
+        unstick = self._watch.stalled(to_go, (self.objective, "spot"))
         if unstick:
             self._unstick = unstick
             return self._unstick.pop()

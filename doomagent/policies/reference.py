@@ -40,6 +40,7 @@ TARGET_DECISIONS = 150
 TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron": 500, "Fatso": 600}
 TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
 SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
+_SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
 
 
@@ -67,20 +68,16 @@ class ReferenceNavigator:
         """Return a navigator for the map (it plans item detours for the skill level's things). On a map whose
         progression plan has objectives before the exit (keys, switches, triggers, teleporters) it walks the plan
         (PlanWalker); where the exit alone is the plan (freedoom1 E1M1) it walks the distance field to the exit."""
-        if not room_map.geometry.exit_lines:  # a boss's death ends the map (E2M8, E3M8): the plan leads there
-            try:
-                plan = plan_for(room_map.geometry)
-            except NoPlanError as exc:
-                raise ConfigError(f"map {room_map.geometry.name} has no exit line and no plan: {exc.message}") from None
-            walker = cls(GridWalker(room_map, room_map.navgrid), screen_width=screen_width)
-            walker.plan_walker = PlanWalker(room_map, plan, skill=skill, alive=walker._alive)
-            return walker
-        walker = cls(GridWalker.for_map(room_map, skill=skill), screen_width=screen_width)
+        exit_line = bool(room_map.geometry.exit_lines)  # none: a boss's death ends the map (E2M8, E3M8)
+        follower = GridWalker.for_map(room_map, skill=skill) if exit_line else GridWalker(room_map, room_map.navgrid)
+        walker = cls(follower, screen_width=screen_width)
         try:
             plan = plan_for(room_map.geometry)
-        except NoPlanError:
+        except NoPlanError as exc:
+            if not exit_line:
+                raise ConfigError(f"map {room_map.geometry.name} has no exit line and no plan: {exc.message}") from None
             return walker
-        if any(o.kind != "exit" for o in plan.objectives):
+        if not exit_line or any(o.kind != "exit" for o in plan.objectives):
             walker.plan_walker = PlanWalker(room_map, plan, skill=skill, alive=walker._alive)
         return walker
 
@@ -180,9 +177,9 @@ class ReferenceNavigator:
             if self._shots % (3 if fireballs else 8) == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
                 # standing in one place for long (a long fight is no reason to stop moving).
-                if self._shots % 12 == 0 or not self._safe(obs, 90 if self._dodge is Action.STRAFE_LEFT else -90):
+                if self._shots % 12 == 0 or not self._safe(obs, _SIDE[self._dodge]):
                     self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
-                if self._safe(obs, 90 if self._dodge is Action.STRAFE_LEFT else -90):
+                if self._safe(obs, _SIDE[self._dodge]):
                     return self._dodge
             return Action.FIRE
         item = self._wanted_item(obs)
