@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from doomagent.env import _triggers
+from doomagent.env import _sector_parts, _triggers
 from doomagent.env._plan_types import Leg, Objective, ProgressionPlan, plan_data, plan_from_data
 from doomagent.env._plan_world import MAX_STEP, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
@@ -50,6 +50,7 @@ class Planner:
     def __init__(self, g: MapGeometry, *, strict: bool = True) -> None:
         self.g = g
         self.world = _World(g, strict=strict)
+        self.real: np.ndarray = getattr(g, "real", np.arange(g.n_sectors))  # a split view's sectors -> the WAD's
 
     @cached_property
     def start(self) -> tuple[tuple[float, float], int]:
@@ -94,7 +95,7 @@ class Planner:
 
     def _why_not(self, exits: list[_Action]) -> str:
         """Return what stands between the reachable part of the map and its nearest exit, in words."""
-        w, g = self.world, self.g
+        w = self.world
         state, reach = self._closure()
         cost = dict.fromkeys(reach, 0)
         back: dict[int, tuple[int, int]] = {}
@@ -116,7 +117,7 @@ class Planner:
             if not ok and src not in w.openers:  # leaving a closed door was told when entering it
                 reasons.append(self._blocker(src, target, state))
             target = src
-        found = f"{len(reach)} of {g.n_sectors} sectors reachable"
+        found = f"{len({int(self.real[s]) for s in reach})} of {len(set(self.real.tolist()))} sectors reachable"
         if not reasons:
             return f"no walkable way to the exit ({found})"
         return f"the exit lies past {'; '.join(list(dict.fromkeys(reversed(reasons)))[:3])} ({found})"
@@ -133,13 +134,14 @@ class Planner:
             locked = sorted({t[4:] for a in by for t in a.needs if t.startswith("key:")})
             if locked:
                 what = f"{'/'.join(locked)}-key {by[0].kind}"
-                return f"sector {dst}, opened by a {what} (tag {tags[0]}) whose key is out of reach"
-            return f"sector {dst}, opened by a {by[0].kind if by else 'trigger'} (tag {tags[0]}) that is out of reach"
+                return f"sector {self.real[dst]}, opened by a {what} (tag {tags[0]}) whose key is out of reach"
+            by_what = by[0].kind if by else "trigger"
+            return f"sector {self.real[dst]}, opened by a {by_what} (tag {tags[0]}) that is out of reach"
         rise = int(g.sector_floor[dst] - g.sector_floor[src])
         if rise > MAX_STEP:
-            return f"a {rise}-unit step up into sector {dst} that no special lowers"
+            return f"a {rise}-unit step up into sector {self.real[dst]} that no special lowers"
         gap = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
-        return f"a {int(gap)}-unit opening into sector {dst}"
+        return f"a {int(gap)}-unit opening into sector {self.real[dst]}"
 
     def _search(self, exits: list[_Action]) -> list[_Action] | None:
         w = self.world
@@ -217,7 +219,7 @@ class Planner:
             leg = _leg(walk, node, act.where, site, d)
             passages = self._passages(leg)
             objectives.extend(o for _i, o in passages)
-            legs.extend(self._split(leg, [i for i, _o in passages]))
+            legs.extend(self._split(leg, [i for i, o in passages], [o for _i, o in passages]))
             objectives.append(Objective(act.kind, act.where, site, act.text, act.key, act.tag, act.line, act.moves))
             state = state | act.gives
             point, sec = act.where, site
@@ -230,9 +232,10 @@ class Planner:
         doors: set[int] = set()
         for i, line in enumerate(leg.lines):
             front = int(g.line_front[line])
-            if any(tl == line for tl, _dest, _pt in w.teleports.get(front, ())):
-                dest = next(d for tl, d, _pt in w.teleports[front] if tl == line)
-                out.append((i, Objective("teleport", g.line_midpoint(line), dest, "a teleporter", line=line)))
+            # Taken: the walk goes on from the destination (a teleport line crossed from behind is a plain line).
+            taken = [d for tl, d, pt in w.teleports.get(front, ()) if tl == line and leg.points[i + 1] == pt]
+            if taken and leg.sectors[i + 1] == taken[0]:
+                out.append((i, Objective("teleport", g.line_midpoint(line), taken[0], "a teleporter", line=line)))
                 continue
             for sec, side in ((front, int(g.line_back[line])), (int(g.line_back[line]), front)):
                 # the ways to open the door from the side the leg comes from
@@ -261,14 +264,16 @@ class Planner:
         mid = g.line_midpoint(crossed)
         return min(faces, key=lambda line: math.dist(mid, g.line_midpoint(line)))
 
-    @staticmethod
-    def _split(leg: Leg, cuts: list[int]) -> list[Leg]:
-        """Split a leg after each of the lines at `cuts` (indices into leg.lines); points[i + 1] follows line i."""
+    def _split(self, leg: Leg, cuts: list[int], passages: list[Objective]) -> list[Leg]:
+        """Split a leg after each of the lines at `cuts` (indices into leg.lines); points[i + 1] follows line i. A
+        leg to a teleporter ends on its line (the point after it is the destination, where the next leg starts)."""
         out: list[Leg] = []
         last = 0
-        for c in cuts:
-            pts = leg.points[last : c + 2]
-            out.append(Leg(pts, leg.lines[last : c + 1], leg.sectors[last : c + 2], _polyline(list(pts))))
+        for c, passage in zip(cuts, passages, strict=True):
+            pts, secs = leg.points[last : c + 2], leg.sectors[last : c + 2]
+            if passage.kind == "teleport":
+                pts, secs = (*pts[:-1], passage.where), (*secs[:-1], int(self.g.line_front[leg.lines[c]]))
+            out.append(Leg(pts, leg.lines[last : c + 1], secs, _polyline(list(pts))))
             last = c + 1
         pts = leg.points[last:]
         rest = leg.length - sum(p.length for p in out)
@@ -315,15 +320,30 @@ def plan_map(g: MapGeometry) -> ProgressionPlan:
     (a lift or a rising floor the specials do not reveal): such a plan says `strict=False` and lists the
     climbs it assumed.
     """
+    view, real = _sector_parts.split(g)  # a sector in pieces is planned as one sector per piece
     try:
-        return Planner(g).plan()
+        return _in_wad_sectors(Planner(view).plan(), real)
     except NoPlanError as strict_failure:
         try:
-            loose = Planner(g, strict=False).plan()
+            loose = _in_wad_sectors(Planner(view, strict=False).plan(), real)
         except NoPlanError:
             raise strict_failure from None
     climbs = tuple(line for leg in loose.legs for line in _climbs(g, leg))
     return dataclasses.replace(loose, strict=False, climbs=climbs)
+
+
+def _in_wad_sectors(plan: ProgressionPlan, real: np.ndarray) -> ProgressionPlan:
+    """Return a plan made on a split view (see _sector_parts) with the WAD's sector numbers."""
+
+    def sec(s: int) -> int:
+        return int(real[s])
+
+    objectives = tuple(
+        dataclasses.replace(o, sector=sec(o.sector), moves=tuple(dict.fromkeys(sec(m) for m in o.moves)))
+        for o in plan.objectives
+    )
+    legs = tuple(dataclasses.replace(leg, sectors=tuple(sec(s) for s in leg.sectors)) for leg in plan.legs)
+    return dataclasses.replace(plan, objectives=objectives, legs=legs)
 
 
 def _climbs(g: MapGeometry, leg: Leg) -> list[int]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from doomagent.env import specials
+from doomagent.env.geometry import MIN_HEADROOM
 from doomagent.env.navgrid import CELL
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import MULTIPLAYER_ONLY, SKILL_FLAG
@@ -38,6 +40,24 @@ class Obstacles:
         mask = grid.things_mask(self.centres, self.radii) if len(rows) else np.zeros(len(grid.cx), dtype=bool)
         self.mask = mask | _below_ledges(room_map)
         self._drops = room_map.one_way[0]  # one-way lines: a drop seen from their passable side
+        self._room_map = room_map
+        self._shut: dict[frozenset[int], np.ndarray] = {}
+
+    def shut(self, opened: frozenset[int]) -> np.ndarray:
+        """Return `mask` and the cells of doors shut as the map starts that only a switch or a trigger opens (no
+        push does), but those in `opened` (sectors set moving so far): the grid shows every door open, and a way
+        through one of these is a push at a wall."""
+        if opened not in self._shut:
+            g, grid = self._room_map.geometry, self._room_map.navgrid
+            remote = [
+                s
+                for s, door in g.doors.items()
+                if s not in opened
+                and g.sector_ceiling[s] - g.sector_floor[s] < MIN_HEADROOM
+                and not any(_pushed(int(g.line_special[line])) for line in door.lines)
+            ]
+            self._shut[opened] = self.mask | np.isin(grid.sector, remote)
+        return self._shut[opened]
 
     def near_drop(self, here: tuple[float, float], reach: float = 64.0) -> bool:
         """Return True when a one-way line (a ledge's edge) lies within `reach` of `here`."""
@@ -61,6 +81,11 @@ class Obstacles:
         start = np.hypot(self.centres[:, 0] - ax, self.centres[:, 1] - ay)
         # A thing the player already touches does not block walking away from it.
         return bool(np.any((near < self.radii + PLAYER_RADIUS) & (start >= self.radii + PLAYER_RADIUS)))
+
+
+def _pushed(special: int) -> bool:
+    action = specials.door_action(special)
+    return action is not None and action[0] == "manual"
 
 
 def _below_ledges(room_map: RoomMap) -> np.ndarray:

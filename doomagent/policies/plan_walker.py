@@ -33,6 +33,7 @@ NO_PROGRESS = 25  # decisions without getting closer before backing off
 OBJECTIVE_CAP = 1500  # decisions spent on one objective before it is given up
 BOSS_CAP = 4  # times as many for a boss fight (a Baron of Hell takes about a hundred pistol hits)
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
+LANDED = 128.0  # map units from a teleporter's destination within which a jump counts as taking it
 FETCH_EVERY = 10  # decisions between looks for a supply to fetch (each look walks the grid once)
 LIFT_RIDE = 20  # decisions waited on a lift for it to go down (a 128-unit lift takes 32 tics)
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first (it slides on while it turns)
@@ -103,6 +104,12 @@ class PlanWalker:
         self._watch = ProgressWatch(NO_PROGRESS)
         self._unstick = []
 
+    def _landed(self, here: tuple[float, float]) -> bool:
+        """Return True when a jump ended where the current teleporter leads (the next leg's start): another
+        teleporter walked into on the way leaves this one to take."""
+        legs = self.plan.legs
+        return self.objective + 1 >= len(legs) or math.dist(here, legs[self.objective + 1].points[0]) < LANDED
+
     def _find_place(self, here: tuple[float, float]) -> None:
         """Put the walk at the leg's point nearest to `here` (after a teleport, a fight or a push)."""
         points = self._points()
@@ -115,7 +122,7 @@ class PlanWalker:
         self._speed = math.dist(here, self._last) if self._last is not None else 0.0
         jumped = self._speed > JUMP
         self._last = here
-        if jumped and self.current.kind == "teleport":
+        if jumped and self.current.kind == "teleport" and self._landed(here):
             self._done()
         if jumped:
             self._find_place(here)
@@ -146,6 +153,12 @@ class PlanWalker:
         if self._obstacles is None:
             self._obstacles = Obstacles(self.room_map, self.skill)
         return self._obstacles
+
+    def _avoid(self) -> Any:
+        """Return the grid cells the walk's ways keep off: solid things, and shut doors that no objective done so far
+        has set moving (see Obstacles.shut)."""
+        opened = frozenset(s for o in self.plan.objectives[: self.objective] for s in o.moves)
+        return self._things().shut(opened)
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b is clear: no wall, no drop off the route, no thing."""
@@ -229,7 +242,7 @@ class PlanWalker:
         if key not in self._fields:
             if len(self._fields) >= FIELDS_KEPT:
                 self._fields.pop(next(iter(self._fields)))
-            self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0), avoid=self._things().mask)
+            self._fields[key] = grid.field_to(grid.cells_near(*point, reach=32.0), avoid=self._avoid())
         return self._fields[key]
 
     def _to_go(self, grid_field: Any, here: tuple[float, float]) -> float:
@@ -269,7 +282,7 @@ class PlanWalker:
         if supplies.target is None:
             if not kinds or self._decisions % FETCH_EVERY:
                 return None
-            if supplies.next_target(here, kinds, self._things().mask) is None:
+            if supplies.next_target(here, kinds, self._avoid()) is None:
                 return None
         target = supplies.target
         assert target is not None
@@ -314,7 +327,7 @@ class PlanWalker:
         if line not in self._spots:
             cells = use_cells(self.room_map, line)
             grid = self.room_map.navgrid
-            self._spots[line] = (cells, grid.field_to(cells, avoid=self._things().mask) if len(cells) else None)
+            self._spots[line] = (cells, grid.field_to(cells, avoid=self._avoid()) if len(cells) else None)
         _cells, spot_field = self._spots[line]
         to_go = self._to_go(spot_field, here) if spot_field is not None else math.inf
         if not math.isfinite(to_go):
@@ -354,7 +367,13 @@ class PlanWalker:
             aim = beyond(self.room_map, goal.line, not start_front)
             turn = turn_toward(obs, aim, tolerance=_tolerance(here, aim))
             return turn or self._use_or(Action.UP)  # a door may shut the way over
-        if distance < TOUCH.get(goal.kind, 16.0):  # the key is picked up, the teleporter's line reached
+        if goal.kind == "teleport" and goal.line is not None:
+            # A teleport line sends only a player crossing it from its front: from behind, walk round to the front
+            # first (the jump itself ends the objective, see act).
+            here = (obs.position[0], obs.position[1])
+            aim = beyond(self.room_map, goal.line, not on_front(self.room_map, goal.line, *here))
+            return turn_toward(obs, aim, tolerance=_tolerance(here, aim)) or Action.UP
+        if distance < TOUCH.get(goal.kind, 16.0):  # the key is picked up
             self._done()
             return Action.UP
         return turn_toward(obs, goal.where, tolerance=10.0) or Action.UP

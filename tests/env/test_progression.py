@@ -236,3 +236,34 @@ def test_closed_bars_gate_the_opening_they_fill_and_a_locked_door_is_pushed_at_i
     # its keyed face (lines 270 and 272, special 33) on the side the walk comes from.
     red = next(o for o in _plan("E1M5").objectives if o.kind == "door")
     assert red.line in (270, 272) and red.key == "red"
+
+
+def test_a_sector_in_pieces_is_planned_as_one_sector_per_piece():
+    from doomagent.env._sector_parts import split
+
+    # freedoom2 MAP08: sector 120 is two areas on either side of door sector 122 (lines 692 and 699 are its two
+    # faces, each with 120 in front); the door opens from switch line 174 (special 103, tag 1) alone.
+    g = MapGeometry.load("MAP08", "freedoom2.wad")
+    view, real = split(g)
+    assert view.line_front[692] != view.line_front[699] and {
+        real[view.line_front[692]],
+        real[view.line_front[699]],
+    } == {120}
+    assert (
+        view.sector_at(-690.0, -810.0) == view.line_front[692]
+        and view.sector_at(-700.0, -870.0) == view.line_front[699]
+    )
+    assert view.sector_floor[view.line_front[699]] == g.sector_floor[120] and view.doors[122].lines == (174,)
+    # E3M3 sector 412 is a 5-unit ring of trim round sector 28: an outer loop and its hole, one piece.
+    e3m3, _ = split(MapGeometry.load("E3M3"))
+    assert {int(e3m3.line_front[line]) for line in (104, 109, 2167, 2177)} == {412}
+
+
+@pytest.mark.slow  # plans a map
+def test_a_walk_never_goes_from_one_piece_of_a_sector_to_another_through_what_lies_between():
+    # MAP08's old plan was the exit alone, its first leg over line 572 into sector 120 and out over line 648: from
+    # one piece of 120 to the other through door sector 122, shut until switch 174 opens it (the walk never did).
+    plan = _plan("MAP08", "freedoom2.wad")
+    assert len(plan.objectives) > 1
+    assert not any((a, b) == (572, 648) for leg in plan.legs for a, b in zip(leg.lines, leg.lines[1:]))
+    assert all(s < 238 for leg in plan.legs for s in leg.sectors)  # the WAD's sector numbers (MAP08 has 238)

@@ -1,5 +1,5 @@
 """The plan walker on freedoom1 E1M1's real geometry with small hand-made plans: it walks a leg, presses a switch
-(and then goes on), picks up a key, notices a teleporter by the jump, and gives an objective up after its cap with
+(and then goes on), picks up a key, notices a teleporter by the jump to its destination, and gives an objective up after its cap with
 the reason. (WAD reading only: the fast tier.)"""
 
 from __future__ import annotations
@@ -67,12 +67,14 @@ def test_a_key_counts_once_walked_onto_and_the_exit_is_pressed_for_good(walker):
     assert Action.USE in presses and w.objective == 1  # the exit stays the objective until the level ends
 
 
-def test_a_teleporter_is_taken_when_the_player_jumps(walker):
-    w = walker(("teleport", EAST), ("exit", NORTH))
+def test_a_teleporter_is_taken_when_the_player_jumps_to_where_it_leads(walker):
+    w = walker(("teleport", EAST), ("exit", NORTH))  # the next leg starts at EAST: where this teleporter leads
     w.act(_obs(*START))
     w.act(_obs(NORTH[0], NORTH[1] - 10.0))  # 128 units in one decision would be a run; this is further
     assert w.objective == 0
-    w.act(_obs(NORTH[0] + 300.0, NORTH[1]))  # a jump no walk makes
+    w.act(_obs(NORTH[0] - 300.0, NORTH[1]))  # a jump no walk makes, but elsewhere: another teleporter's doing
+    assert w.objective == 0
+    w.act(_obs(EAST[0] + 20.0, EAST[1]))  # a jump to this teleporter's destination
     assert w.objective == 1
 
 
