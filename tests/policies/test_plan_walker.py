@@ -1,6 +1,6 @@
 """The plan walker on freedoom1 E1M1's real geometry with small hand-made plans: it walks a leg, presses a switch
-(and then goes on), picks up a key, notices a teleporter by the jump to its destination, and gives an objective up after its cap with
-the reason. (WAD reading only: the fast tier.)"""
+(and then goes on), picks up a key, notices a teleporter by the jump to its destination, and gives an objective up
+after its cap with the reason. (WAD reading only: the fast tier.)"""
 
 from __future__ import annotations
 
