@@ -11,7 +11,6 @@ back to the WAD's.
 
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
@@ -29,7 +28,6 @@ class _Pieces:
 
     def __init__(self, g: MapGeometry) -> None:
         self.g = g
-        self.count: dict[int, int] = {}  # split sector -> its number of pieces
         self.line_piece: dict[tuple[int, int], int] = {}  # (line, sector) -> piece of that sector the line bounds
         self._outer: dict[int, list[tuple[np.ndarray, float]]] = {}  # split sector -> per piece (edges, area)
         front, back = g.line_front, g.line_back
@@ -71,7 +69,6 @@ class _Pieces:
             (outer if area < 0 else holes).append((members, edges, -area))
         if len(outer) < 2:
             return
-        self.count[sec] = len(outer)
         self._outer[sec] = [(edges, area) for _m, edges, area in outer]
         for k, (members, _edges, _area) in enumerate(outer):
             for i in members:
@@ -80,6 +77,11 @@ class _Pieces:
             k = self.piece_at(sec, float(edges[0, 0]), float(edges[0, 1]))
             for i in members:
                 self.line_piece[(lines[i], sec)] = k
+
+    @property
+    def count(self) -> dict[int, int]:
+        """Return, per sector in pieces, its number of pieces."""
+        return {sec: len(outer) for sec, outer in self._outer.items()}
 
     def piece_at(self, sec: int, x: float, y: float) -> int:
         """Return the piece (0-based) of split sector `sec` holding (x, y): the smallest outer loop around it."""
@@ -133,7 +135,7 @@ def split(g: MapGeometry) -> tuple[MapGeometry, np.ndarray]:
         real.extend([sec] * (n - 1))
     view = _SplitView.__new__(_SplitView)
     state = {k: v for k, v in g.__dict__.items() if k not in ("doors", "lifts", "exit_lines")}  # cached: redo
-    view.__dict__.update(copy.copy(state))
+    view.__dict__.update(state)
     view._pieces, view._first, view.real = pieces, first, np.array(real)
     view.sector_floor_tex = [g.sector_floor_tex[s] for s in real]
     for name in _PER_SECTOR:

@@ -219,7 +219,7 @@ class Planner:
             leg = _leg(walk, node, act.where, site, d)
             passages = self._passages(leg)
             objectives.extend(o for _i, o in passages)
-            legs.extend(self._split(leg, [i for i, o in passages], [o for _i, o in passages]))
+            legs.extend(self._split(leg, passages))
             objectives.append(Objective(act.kind, act.where, site, act.text, act.key, act.tag, act.line, act.moves))
             state = state | act.gives
             point, sec = act.where, site
@@ -233,8 +233,9 @@ class Planner:
         for i, line in enumerate(leg.lines):
             front = int(g.line_front[line])
             # Taken: the walk goes on from the destination (a teleport line crossed from behind is a plain line).
-            taken = [d for tl, d, pt in w.teleports.get(front, ()) if tl == line and leg.points[i + 1] == pt]
-            if taken and leg.sectors[i + 1] == taken[0]:
+            arrival = (leg.sectors[i + 1], leg.points[i + 1])
+            taken = [d for tl, d, pt in w.teleports.get(front, ()) if tl == line and (d, pt) == arrival]
+            if taken:
                 out.append((i, Objective("teleport", g.line_midpoint(line), taken[0], "a teleporter", line=line)))
                 continue
             for sec, side in ((front, int(g.line_back[line])), (int(g.line_back[line]), front)):
@@ -264,12 +265,12 @@ class Planner:
         mid = g.line_midpoint(crossed)
         return min(faces, key=lambda line: math.dist(mid, g.line_midpoint(line)))
 
-    def _split(self, leg: Leg, cuts: list[int], passages: list[Objective]) -> list[Leg]:
-        """Split a leg after each of the lines at `cuts` (indices into leg.lines); points[i + 1] follows line i. A
+    def _split(self, leg: Leg, passages: list[tuple[int, Objective]]) -> list[Leg]:
+        """Split a leg after the line of each passage (its index into leg.lines); points[i + 1] follows line i. A
         leg to a teleporter ends on its line (the point after it is the destination, where the next leg starts)."""
         out: list[Leg] = []
         last = 0
-        for c, passage in zip(cuts, passages, strict=True):
+        for c, passage in passages:
             pts, secs = leg.points[last : c + 2], leg.sectors[last : c + 2]
             if passage.kind == "teleport":
                 pts, secs = (*pts[:-1], passage.where), (*secs[:-1], int(self.g.line_front[leg.lines[c]]))

@@ -84,6 +84,7 @@ class Obstacles:
 
 
 def _pushed(special: int) -> bool:
+    """Return True for a door line a player opens by pushing it (not a switch's or trigger's tagged door)."""
     action = specials.door_action(special)
     return action is not None and action[0] == "manual"
 

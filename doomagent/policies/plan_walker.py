@@ -45,8 +45,8 @@ USE_EVERY = 24  # decisions between USE presses on the way: a door takes about t
 PRESSES = 2  # USE presses at a switch or locked door before the walk goes on (an S1 switch needs one)
 GRID_AHEAD = 24  # grid cells looked along when going round a wall
 FIELDS_KEPT = 8  # grid distance fields kept (each is two arrays the size of the grid)
-# how close the walk goes to a key (picked up within 36 units on each axis) or a teleporter line
-TOUCH = {"key": 30.0, "walk": 16.0, "teleport": 16.0}
+# how close the walk goes to a key (picked up within 36 units on each axis) or a trigger line
+TOUCH = {"key": 30.0, "walk": 16.0}
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 PRESSED = ("switch", "exit")  # objectives used from a spot within reach of their line (see _use_spot)
 BOSS_NEAR = 256.0  # map units from a boss's start within which the walk waits for it and fights
