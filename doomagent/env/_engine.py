@@ -34,6 +34,16 @@ _CLOSE_S = 10.0  # the longest a live engine may take to close (it finishes writ
 
 _ABANDONED: list[Any] = []
 
+STARTING = threading.Lock()
+"""Held while a game of this process reads its map and starts its engine; another game's thread waits.
+
+Two reasons, both seen with two MCP sessions starting games at once: the engine's pid is told apart as the
+child process that appeared while `init()` ran, which another engine starting meanwhile would join; and the
+engine starts with a `fork()`, on which numpy's OpenBLAS shuts its worker threads down, so a thread in the
+middle of a BLAS call (the rooms' `eigh`) waits for them for ever at full CPU (reproduced: one thread in a loop
+of `eigh` on 200x200 matrices, the other forking `/bin/true` 100 times, never returns).
+"""
+
 
 def dead_engine_hint() -> str:
     """Return the hint every dead-engine error carries."""

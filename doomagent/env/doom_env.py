@@ -13,6 +13,7 @@ from doomagent._internal.proc import Reaper, children
 from doomagent.env._engine import (
     AMMO_VARIABLES,
     GAME_VARIABLES,
+    STARTING,
     VARIABLE_INDEX,
     WARMUP_TICS,
     EngineLink,
@@ -57,9 +58,10 @@ class DoomEnv(DemoReplay):
             raise ConfigError(f"render_mode {render_mode!r} is not supported", hint="use 'rgb_array' or None")
         self.render_mode = render_mode
         self.wad_path = resolve_wad(self.config.wad)
-        self.geometry, self.rooms = map_and_rooms(self.wad_path, self.config.map, self.config.room_profile)
-        self.tracker = RoomTracker(self.rooms, self.config.backtrack)
-        self._game = self._make_game()
+        with STARTING:  # one game of this process at a time reads its map and starts its engine
+            self.geometry, self.rooms = map_and_rooms(self.wad_path, self.config.map, self.config.room_profile)
+            self.tracker = RoomTracker(self.rooms, self.config.backtrack)
+            self._game = self._make_game()
         self._held = np.zeros(len(BUTTON_NAMES), dtype=np.int64)  # tics left per button
         self._turn = 0.0  # degrees an aim turns in the next tic
         self._last_motion: int | None = None  # button of the last motion key (held while waiting, in real time)

@@ -104,3 +104,39 @@ def test_the_engine_runs_in_a_session_of_its_own_and_closes_with_its_demo(tmp_pa
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists()
     assert (tmp_path / "episode.lmp").stat().st_size > 0
+
+
+def test_games_started_at_once_on_threads_of_one_process_each_start_and_own_one_engine():
+    # Two MCP sessions starting games together: without doomagent.env._engine.STARTING, a map's rooms (numpy's
+    # eigh) could spin for ever while the other thread's engine forked, or one game take both engines as its own.
+    done = _child(
+        """
+        import sys, threading
+        from doomagent.env import DoomEnv
+        envs, errors = {}, []
+
+        def start(name):
+            try:
+                env = DoomEnv(map=name)
+                env.reset(seed=1)
+                env.step("UP")
+                envs[name] = env
+            except Exception as exc:
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=start, args=(m,), daemon=True) for m in ("E1M2", "E1M3", "E1M4")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(100)
+        print("running", sum(t.is_alive() for t in threads), "errors", errors, flush=True)
+        pids = [sorted(env._link.pids) for env in envs.values()]
+        print("pids", pids, flush=True)
+        for env in envs.values():
+            env.close()
+        sys.exit(0 if len(pids) == 3 and all(len(p) == 1 for p in pids) and len({p[0] for p in pids}) == 3 else 4)
+        """,
+        timeout=150,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "running 0 errors []" in done.stdout

@@ -17,6 +17,7 @@ from doomagent.eval.report import write_report
 from doomagent.graph.builder import Step
 from doomagent.rundir.log import read_jsonl
 
+REPLY_S = 120.0  # a reply that never comes fails the call that waited for it, not the whole run
 KEYS = ["UP", "UP", "UP", "LEFT", "UP", "RIGHT", "STRAFE LEFT", "UP", "USE", "UP"]
 
 
@@ -46,7 +47,10 @@ def test_a_game_over_stdio_is_a_trial_like_a_run_of_the_same_inputs(tmp_path):
     )
 
     async def session():
-        async with stdio_client(server) as streams, ClientSession(streams[0], streams[1]) as s:
+        async with (
+            stdio_client(server) as streams,
+            ClientSession(streams[0], streams[1], read_timeout_seconds=REPLY_S) as s,
+        ):
             status = await _play(s, 100)
             look = await s.call_tool("look", {"facts": True})
             image = next(c for c in look.content if c.type == "image")
@@ -111,7 +115,10 @@ def test_two_clients_over_streamable_http_play_games_of_their_own(tmp_path):
         url = server.stdout.readline().strip().rsplit(" at ", 1)[1]
 
         async def client(presses):
-            async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as s:
+            async with (
+                streamable_http_client(url) as streams,
+                ClientSession(streams[0], streams[1], read_timeout_seconds=REPLY_S) as s,
+            ):
                 status = await _play(s, presses)
                 await s.call_tool("end_game", {})
                 return status
