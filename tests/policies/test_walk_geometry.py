@@ -102,10 +102,13 @@ def test_supplies_are_fetched_when_short_nearest_first_and_each_tried_once(e1m4)
     supplies = Supplies(e1m4, skill=3)
     kinds = {s.kind for s in supplies.items}
     assert {"health", "armor", "bullets", "shells"} <= kinds
-    fine = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
-    hurt = Hud(health=30, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    armed = (1, 2, 3, 4, 6)  # shotgun, chaingun, plasma rifle owned
+    fine = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=armed)
+    hurt = Hud(health=30, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=armed)
+    pistol = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2, 4))
     assert supplies.wanted(fine, "bullets") == set()
     assert supplies.wanted(hurt, "bullets") == {"health"}
+    assert supplies.wanted(pistol, "bullets") == {"weapon 3", "weapon 6"}  # the weapons it does not own
     here = (896.0, -1760.0)  # the player start
     target = supplies.next_target(here, {"health"}, None)
     assert target is not None and target.kind == "health"
@@ -114,3 +117,14 @@ def test_supplies_are_fetched_when_short_nearest_first_and_each_tried_once(e1m4)
     assert dist[target.cell] == min(dist[s.cell] for s in healths)
     supplies.drop()
     assert target not in supplies.items and supplies.target is None
+    # E1M4's shotgun, on the map's list of weapons, is fetched by a player without one
+    assert "weapon 3" in kinds
+    shotgun = supplies.next_target(here, {"weapon 3"}, None)
+    assert shotgun is not None and shotgun.kind == "weapon 3"
+    supplies.drop()
+    # a look that finds nothing worth the walk is not made again for the same kinds until the player has moved
+    assert supplies.next_target(here, {"weapon 4"}, None) is None  # the chaingun: 5,875 units along the grid
+    assert supplies._fruitless == (here, frozenset({"weapon 4"}))
+    supplies.items.append(supplies.items[0].__class__(here, "weapon 4", e1m4.navgrid.nearest_walkable(*here)))
+    assert supplies.next_target((here[0] + 100, here[1]), {"weapon 4"}, None) is None  # 100 units on: not yet
+    assert supplies.next_target((here[0] + 300, here[1]), {"weapon 4"}, None) is not None
