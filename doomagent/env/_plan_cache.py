@@ -16,9 +16,10 @@ from typing import Any
 
 from doomagent.env.geometry import MapGeometry
 
-PLANNER_VERSION = 4  # bump when plans change for the same map (2: a door opens from the side it is pushed from;
+PLANNER_VERSION = 5  # bump when plans change for the same map (2: a door opens from the side it is pushed from;
 # 3: a walk-over trigger is set off from the sides it can be crossed from in the state, _World.sites; closed doors
-# bar the openings they fill, _plan_gates; 4: a sector in pieces is planned as one sector per piece, _sector_parts)
+# bar the openings they fill, _plan_gates; 4: a sector in pieces is planned as one sector per piece, _sector_parts;
+# 5: a switch is used through openings only, never through a shut door nor from behind its own line, _World._sites)
 
 
 def cache_folder() -> Path | None:

@@ -60,7 +60,7 @@ class _World:
     exits: list[_Action] = field(default_factory=list)
     secret_exits: list[_Action] = field(default_factory=list)
     needed: set[str] = field(default_factory=set)  # tokens something needs (keys worth fetching)
-    gates: dict[int, tuple[int, ...]] = field(default_factory=dict)  # opening -> closed doors that bar it
+    gates: dict[int, _plan_gates.Gate] = field(default_factory=dict)  # opening -> its barred rows, see _plan_gates
 
     def __post_init__(self) -> None:
         g = self.g
@@ -91,8 +91,18 @@ class _World:
     def _static_ok(self, src: int, dst: int) -> bool:
         g = self.g
         up = g.sector_floor[dst] - g.sector_floor[src] if self.strict else 0
-        headroom = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
+        headroom = self._opening(src, dst)
         return bool(up <= MAX_STEP and headroom >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56)
+
+    def _may_move(self, *sectors: int) -> bool:
+        """Return True if any of the sectors can move (a door, a lift, a tagged sector)."""
+        g = self.g
+        return any(s in g.doors or s in g.lifts or g.sector_tag[s] != 0 for s in sectors)
+
+    def _opening(self, a: int, b: int) -> int:
+        """Return the height of the gap between two sectors as the map starts (0 or less: shut)."""
+        g = self.g
+        return int(min(g.sector_ceiling[a], g.sector_ceiling[b]) - max(g.sector_floor[a], g.sector_floor[b]))
 
     def _destinations(self, tagged: dict[int, list[int]]) -> dict[int, tuple[int, tuple[float, float]]]:
         """Return, per tag, the sector and point of the teleport destination in a sector with that tag."""
@@ -188,7 +198,8 @@ class _World:
     def _sites(self, line: int, trigger: _triggers.Trigger, front: int, back: int) -> tuple[int, ...]:
         """Return the sectors a line can be set off from: either side for a walk-over (which side can be crossed
         from depends on the state: see _World.sites), else its front sector and the sectors next to it within USE
-        range of the line (switches sit in shallow, low alcoves)."""
+        range of the line through openings (switches sit in shallow, low alcoves; a gap shut for good, where nothing
+        moves, is no opening, and the switch's own line is used from its front alone)."""
         if trigger == "walk":
             return tuple(x for x in (front, back) if x >= 0)
         if front < 0:
@@ -197,7 +208,10 @@ class _World:
         mid = g.line_midpoint(line)
         out, todo = [front], [front]
         while todo:  # a use reaches through openings: every sector within range of the line counts
-            for portal, other in self.adjacent.get(todo.pop(), ()):
+            here = todo.pop()
+            for portal, other in self.adjacent.get(here, ()):
+                if portal == line or (self._opening(here, other) <= 0 and not self._may_move(here, other)):
+                    continue  # never from behind the switch's own line, nor through a gap shut for good
                 a, b = g.vertices[g.line_v[portal]]
                 if other not in out and _segment_distance(mid, a, b) <= USE_RANGE:
                     out.append(other)
@@ -314,8 +328,9 @@ class _World:
     def crossable(self, line_ok: bool, src: int, dst: int, state: frozenset[str], line: int | None = None) -> bool:
         """Return True when a player can cross from src to dst in this state (over `line`: not while closed
         doors bar it, see _plan_gates)."""
-        if line in self.gates and not all(self.active(door, state) for door in self.gates[line]):
-            return False
+        rows = self.gates.get(line) if line is not None else None
+        if rows and not all(any(all(self.active(d, state) for d in doors) for doors in row) for row in rows):
+            return False  # a row of posts with no point freed yet
         if dst in self.openers:
             if self.active(dst, state, side=src):
                 return True

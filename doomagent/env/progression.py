@@ -112,10 +112,13 @@ class Planner:
         target = min((s for ex in exits for s in ex.sites), key=lambda s: cost.get(s, math.inf))
         reasons: list[str] = []
         while target in back:
-            src, _line = back[target]
+            src, line = back[target]
             ok = any(o == target and w.crossable(okay, src, o, state) for _l, o, okay in w.portals[src])
             if not ok and src not in w.openers:  # leaving a closed door was told when entering it
                 reasons.append(self._blocker(src, target, state))
+            elif ok and not w.crossable(True, src, target, state, line):  # posts bar the opening (_plan_gates)
+                posts = sorted({d for row in w.gates[line] for doors in row for d in doors})
+                reasons.append(f"posts across line {line}: {self._blocker(src, posts[0], state)}")
             target = src
         found = f"{len({int(self.real[s]) for s in reach})} of {len(set(self.real.tolist()))} sectors reachable"
         if not reasons:
@@ -159,7 +162,7 @@ class Planner:
                     return [*done, ex]
             walk = w.walk(point, sec, state)
             options = []
-            for act in w.actions:
+            for order, act in enumerate(w.actions):  # ties go to the WAD's order (never to where objects lie)
                 if act.gives <= state or not act.needs <= state or not reach.intersection(w.sites(act, state)):
                     continue
                 d, _node, site = walk.to(w.sites(act, state), act.where)
@@ -167,7 +170,7 @@ class Planner:
                     continue
                 after = w.reach([site], state | act.gives)
                 useful = bool(after - known) or bool(act.gives & w.needed)
-                options.append((not useful, d, id(act), act, site, after))
+                options.append((not useful, d, order, act, site, after))
             options.sort(key=lambda o: (o[0], o[1], o[2]))
             for _useless, _d, _i, act, site, after in options:
                 key = (state | act.gives, frozenset(after))
