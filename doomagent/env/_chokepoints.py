@@ -44,8 +44,7 @@ def openings(g: MapGeometry, *, walkable_only: bool = True) -> dict[tuple[int, i
         f, k = int(g.line_front[line]), int(g.line_back[line])
         if f == k:
             continue
-        gap = min(g.sector_ceiling[f], g.sector_ceiling[k]) - max(g.sector_floor[f], g.sector_floor[k])
-        if walkable_only and (g.line_flags[line] & ML_BLOCKING or gap < MIN_HEADROOM):
+        if walkable_only and (g.line_flags[line] & ML_BLOCKING or g.opening(f, k) < MIN_HEADROOM):
             continue
         key = (min(f, k), max(f, k))
         out[key] = out.get(key, 0.0) + float(width[line])

@@ -61,10 +61,10 @@ def gates(g: MapGeometry, movers: set[int]) -> dict[int, Gate]:
         walls = solid[_distances(mid, seg[solid])[0] < reach] if len(solid) else solid  # those a row can touch
         n = max(2, int(length / SAMPLE) + 1)
         normal = np.array([y1 - y2, x2 - x1]) / length
+        on_line = np.stack([np.linspace(x1, x2, n), np.linspace(y1, y2, n)], axis=1)
         rows = []
         for offset in (0.0, ROW, -ROW):
-            points = np.stack([np.linspace(x1, x2, n), np.linspace(y1, y2, n)], axis=1) + offset * normal
-            row = _barred_row(points, seg, walls, near, front, back, shut)
+            row = _barred_row(on_line + offset * normal, seg, walls, near, front, back, shut)
             if row is not None:
                 rows.append(row)
         if rows:

@@ -91,18 +91,14 @@ class _World:
     def _static_ok(self, src: int, dst: int) -> bool:
         g = self.g
         up = g.sector_floor[dst] - g.sector_floor[src] if self.strict else 0
-        headroom = self._opening(src, dst)
-        return bool(up <= MAX_STEP and headroom >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56)
+        return bool(
+            up <= MAX_STEP and g.opening(src, dst) >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56
+        )
 
     def _may_move(self, *sectors: int) -> bool:
         """Return True if any of the sectors can move (a door, a lift, a tagged sector)."""
         g = self.g
         return any(s in g.doors or s in g.lifts or g.sector_tag[s] != 0 for s in sectors)
-
-    def _opening(self, a: int, b: int) -> int:
-        """Return the height of the gap between two sectors as the map starts (0 or less: shut)."""
-        g = self.g
-        return int(min(g.sector_ceiling[a], g.sector_ceiling[b]) - max(g.sector_floor[a], g.sector_floor[b]))
 
     def _destinations(self, tagged: dict[int, list[int]]) -> dict[int, tuple[int, tuple[float, float]]]:
         """Return, per tag, the sector and point of the teleport destination in a sector with that tag."""
@@ -210,7 +206,7 @@ class _World:
         while todo:  # a use reaches through openings: every sector within range of the line counts
             here = todo.pop()
             for portal, other in self.adjacent.get(here, ()):
-                if portal == line or (self._opening(here, other) <= 0 and not self._may_move(here, other)):
+                if portal == line or (g.opening(here, other) <= 0 and not self._may_move(here, other)):
                     continue  # never from behind the switch's own line, nor through a gap shut for good
                 a, b = g.vertices[g.line_v[portal]]
                 if other not in out and _segment_distance(mid, a, b) <= USE_RANGE:

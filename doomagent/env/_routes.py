@@ -30,8 +30,7 @@ def passable(g: MapGeometry, line: int, src: int, dst: int, movers: frozenset[in
     if src in movers or dst in movers:
         return True
     floor_step = g.sector_floor[dst] - g.sector_floor[src] if strict else 0
-    headroom = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
-    return bool(floor_step <= MAX_STEP and headroom >= MIN_HEADROOM)
+    return bool(floor_step <= MAX_STEP and g.opening(src, dst) >= MIN_HEADROOM)
 
 
 def connects(g: MapGeometry, line: int, a: int, b: int) -> bool:
@@ -41,8 +40,7 @@ def connects(g: MapGeometry, line: int, a: int, b: int) -> bool:
         return False
     if a in g.lifts or b in g.lifts:
         return True
-    headroom = min(g.sector_ceiling[a], g.sector_ceiling[b]) - max(g.sector_floor[a], g.sector_floor[b])
-    return bool(headroom >= MIN_HEADROOM)
+    return g.opening(a, b) >= MIN_HEADROOM
 
 
 def walk_graph(g: MapGeometry, *, strict: bool = True) -> nx.DiGraph:

@@ -101,6 +101,12 @@ class MapGeometry:
         """Return the number of sectors."""
         return len(self.sector_floor)
 
+    def opening(self, a: int, b: int) -> int:
+        """Return the height of the gap between two sectors as the map starts (0 or less: shut)."""
+        return int(
+            min(self.sector_ceiling[a], self.sector_ceiling[b]) - max(self.sector_floor[a], self.sector_floor[b])
+        )
+
     @cached_property
     def start(self) -> tuple[float, float, float]:
         """Return player 1's start as (x, y, angle in degrees)."""

@@ -143,8 +143,7 @@ class Planner:
         rise = int(g.sector_floor[dst] - g.sector_floor[src])
         if rise > MAX_STEP:
             return f"a {rise}-unit step up into sector {self.real[dst]} that no special lowers"
-        gap = min(g.sector_ceiling[src], g.sector_ceiling[dst]) - max(g.sector_floor[src], g.sector_floor[dst])
-        return f"a {int(gap)}-unit opening into sector {self.real[dst]}"
+        return f"a {g.opening(src, dst)}-unit opening into sector {self.real[dst]}"
 
     def _search(self, exits: list[_Action]) -> list[_Action] | None:
         w = self.world
