@@ -49,11 +49,7 @@ class NavGrid:
         self._avoid_graph: tuple[int, np.ndarray, Any] | None = None  # (mask id, mask kept alive, graph)
 
     def _near_wall(self) -> np.ndarray:
-        """Return, per cell, whether its centre lies closer than RADIUS to a line a player cannot pass.
-
-        Each line is checked only against the cells of its own bounding box grown by RADIUS (the only ones it
-        can be that close to), so the cost follows the walls' length, not cells x lines (a minute on E1M3).
-        """
+        """Return, per cell, whether its centre lies closer than RADIUS to a line a player cannot pass."""
         g = self.geometry
         f, b = g.line_front, g.line_back
         two = (f >= 0) & (b >= 0)
@@ -63,8 +59,18 @@ class NavGrid:
         )
         movers = np.isin(f, list(g.doors) + list(g.lifts)) | np.isin(b, list(g.doors) + list(g.lifts))
         solid = ~two | ((g.line_flags & ML_BLOCKING) > 0) | (two & ~movers & (headroom < MIN_HEADROOM))
+        return self.near_lines(solid)
+
+    def near_lines(self, lines: np.ndarray) -> np.ndarray:
+        """Return, per cell, whether its centre lies closer than RADIUS to one of `lines` (a mask over the map's
+        lines): where a player standing would touch one.
+
+        Each line is checked only against the cells of its own bounding box grown by RADIUS (the only ones it
+        can be that close to), so the cost follows the walls' length, not cells x lines (a minute on E1M3).
+        """
+        g = self.geometry
         near = np.zeros((self.ny, self.nx), dtype=bool)
-        for (ax, ay), (bx, by) in zip(g.vertices[g.line_v[solid, 0]], g.vertices[g.line_v[solid, 1]], strict=True):
+        for (ax, ay), (bx, by) in zip(g.vertices[g.line_v[lines, 0]], g.vertices[g.line_v[lines, 1]], strict=True):
             i0 = max(0, math.floor((min(ax, bx) - RADIUS - self.x0) / CELL - 0.5))
             i1 = min(self.nx - 1, math.ceil((max(ax, bx) + RADIUS - self.x0) / CELL - 0.5))
             j0 = max(0, math.floor((min(ay, by) - RADIUS - self.y0) / CELL - 0.5))

@@ -9,6 +9,7 @@ Key = Literal["blue", "yellow", "red"]
 # Level exits (vanilla and Boom): normal first, then secret.
 EXIT_SPECIALS = frozenset({11, 52, 197})
 SECRET_EXIT_SPECIALS = frozenset({51, 124, 198})
+WALKED_EXIT_SPECIALS = frozenset({52, 124})  # exits taken by walking over the line (W1), not by pressing it
 
 # Doors that act on the sector behind the line (the player pushes them).
 MANUAL_DOOR_SPECIALS: dict[int, Key | None] = {

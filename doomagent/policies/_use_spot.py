@@ -62,11 +62,15 @@ def on_front(room_map: RoomMap, line: int, x: float, y: float) -> bool:
     return (x - ax) * (by - ay) - (y - ay) * (bx - ax) > 0
 
 
-def beyond(room_map: RoomMap, line: int, front: bool, depth: float = 24.0) -> tuple[float, float]:
-    """Return the point `depth` units past the line's middle on its front side (`front`) or its back side."""
+def beyond(
+    room_map: RoomMap, line: int, front: bool, depth: float = 24.0, at: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """Return the point `depth` units past the line on its front side (`front`) or its back side: past its middle,
+    or past the point `at` on it."""
     g = room_map.geometry
     (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
     length = max(math.hypot(bx - ax, by - ay), 1e-9)
     nx, ny = (by - ay) / length, -(bx - ax) / length  # the front side's normal
     sign = 1.0 if front else -1.0
-    return (ax + bx) / 2 + sign * depth * nx, (ay + by) / 2 + sign * depth * ny
+    mx, my = at if at is not None else ((ax + bx) / 2, (ay + by) / 2)
+    return mx + sign * depth * nx, my + sign * depth * ny

@@ -13,14 +13,16 @@ from doomagent.env.actions import Action
 from doomagent.env.navgrid import CELL, NavGrid
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG
+from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG, WALKED_EXIT_SPECIALS
 from doomagent.errors import ConfigError
 from doomagent.policies._steer import ProgressWatch, turn_toward
+from doomagent.policies._use_spot import beyond, nearest_on_line, on_front
 
 LOOK_AHEAD = 24  # cells along the path the walker may head for directly
 NO_PROGRESS = 25  # decisions without getting closer before backing off
 USE_RANGE = 60.0
 REACHED = 24.0  # map units from an item at which it counts as picked up
+CROSS_INSET = 0.1  # an exit line is walked over no nearer its ends than this share of its length
 GOAL_PATIENCE = 200  # decisions spent on one item before it is left alone
 # Thing type -> the longest detour (map units) worth walking for it.
 DETOURS = {
@@ -57,6 +59,48 @@ class GridWalker:
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
+    _exit: tuple[np.ndarray, np.ndarray] | None = None
+    _locked: np.ndarray | None = None  # cells of the locked doors kept off (empty: none kept off)
+    _keys: tuple[str, ...] | None = None  # the keys fetched, in order (see _keys_needed)
+
+    @property
+    def exit_field(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the distance field to the exit (see `field_to`)."""
+        if self._exit is None:
+            self._exit = self.field_to(self.grid.exit_cells)
+        return self._exit
+
+    def field_to(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the grid's distance field to `cells`, kept off the locked doors whose key the walk does not fetch
+        (a shorter way through one ends pushing at it for good: freedoom2 MAP29's yellow door before its exit)."""
+        self._keys_needed()
+        assert self._locked is not None
+        return self.grid.field_to(cells, avoid=self._locked if len(self._locked) else None)
+
+    def _keys_needed(self) -> tuple[str, ...]:
+        """Return the keys the walk fetches: the route's, and where no way to the exit keeps off the other locked
+        doors, the keys of those the grid's way goes through (freedoom1 E3M6's yellow bars, which the route's
+        sector-to-sector walk passes between)."""
+        if self._keys is None:
+            g, grid = self.room_map.geometry, self.grid
+            route = self.room_map.route
+            self._keys = tuple(route.keys) if route is not None else ()
+            locked = [s for s, door in g.doors.items() if door.key is not None and door.key not in self._keys]
+            self._locked = np.zeros(0, dtype=bool)  # none kept off
+            if locked:
+                # In a locked door and within a player's radius of its lines: bars with gaps narrower than a player
+                # are one door sector in pieces, with walkable cells between them.
+                sides = np.isin(g.line_front, locked) | np.isin(g.line_back, locked)
+                mask = np.isin(grid.sector, locked) | grid.near_lines(sides)
+                sx, sy, _ = g.start
+                start = grid.nearest_walkable(sx, sy)
+                if start is not None and np.isfinite(grid.field_to(grid.exit_cells, avoid=mask)[0][start]):
+                    self._locked = mask
+                else:
+                    crossed = {int(grid.sector[c]) for c in grid.follow(grid.exit_field, sx, sy, limit=100_000)}
+                    more = sorted({k for s in crossed if s in locked and (k := g.doors[s].key) is not None})
+                    self._keys += tuple(more)
+        return self._keys
 
     @classmethod
     def for_map(cls, room_map: RoomMap, *, skill: int = 3, detours: bool = True) -> GridWalker:
@@ -71,7 +115,7 @@ class GridWalker:
     def _plan_goals(self, skill: int) -> list[Goal]:
         """Return the items whose detour from start to exit is short enough, farthest from the exit first."""
         g, grid = self.room_map.geometry, self.grid
-        exit_dist, _ = grid.exit_field
+        exit_dist, _ = self.exit_field
         sx, sy, _ = g.start
         start = grid.nearest_walkable(sx, sy)
         if start is None or not np.isfinite(exit_dist[start]):
@@ -85,7 +129,7 @@ class GridWalker:
             cell = grid.nearest_walkable(x, y, reach=2)
             if cell is None or grid.hazard[cell] or not np.isfinite(exit_dist[cell]):
                 continue
-            item_field = grid.field_to(np.array([cell]))
+            item_field = self.field_to(np.array([cell]))
             detour = item_field[0][start] + exit_dist[cell] - exit_dist[start]
             if detour <= budget:
                 wanted.append((float(exit_dist[cell]), Goal((x, y), item_field)))
@@ -94,36 +138,37 @@ class GridWalker:
 
     def _key_goals(self, skill: int) -> list[Goal]:
         """Return goals for the keys that the route needs, in the route's order (nearest first per colour)."""
-        route = self.room_map.route
-        if route is None or not route.keys:
+        needed = self._keys_needed()
+        if not needed:
             return []
         g, grid = self.room_map.geometry, self.grid
         sx, sy, _ = g.start
         keys = []
         for t in g.things:
             colour = KEY_THINGS.get(int(t["type"]))
-            if colour not in route.keys or not t["flags"] & SKILL_FLAG[skill] or t["flags"] & MULTIPLAYER_ONLY:
+            if colour not in needed or not t["flags"] & SKILL_FLAG[skill] or t["flags"] & MULTIPLAYER_ONLY:
                 continue
             cell = grid.nearest_walkable(float(t["x"]), float(t["y"]), reach=2)
             if cell is not None:
                 keys.append(
                     (
                         # In the order the route picks them up (the progression plan's), nearest first within it.
-                        (route.keys.index(colour), math.dist((sx, sy), (t["x"], t["y"]))),
-                        Goal((float(t["x"]), float(t["y"])), grid.field_to(np.array([cell]))),
+                        (needed.index(colour), math.dist((sx, sy), (t["x"], t["y"]))),
+                        Goal((float(t["x"]), float(t["y"])), self.field_to(np.array([cell]))),
                     )
                 )
         return [goal for _, goal in sorted(keys, key=lambda k: k[0])]
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
-        """Return True if every cell under the straight walk from a to b is walkable."""
+        """Return True if every cell under the straight walk from a to b is walkable and it neither crosses a wall
+        nor walks off a drop (a step over a pit's edge is a fall; the field's own drops are taken cell by cell)."""
         n = max(2, int(math.dist(a, b) / (CELL / 2)))
         xs = np.linspace(a[0], b[0], n)
         ys = np.linspace(a[1], b[1], n)
         g = self.grid
         i = np.clip(((xs - g.x0) / CELL).astype(int), 0, g.nx - 1)
         j = np.clip(((ys - g.y0) / CELL).astype(int), 0, g.ny - 1)
-        return bool(g.walkable[j * g.nx + i].all())
+        return bool(g.walkable[j * g.nx + i].all()) and self.room_map.clear_path(a, b, directed=True)
 
     def _goal(self, here: tuple[float, float]) -> Goal | None:
         while self.goals:
@@ -147,7 +192,7 @@ class GridWalker:
         if self._unstick:
             return self._unstick.pop()
         goal = self._goal(here)
-        goal_field = goal.field if goal is not None else g.exit_field
+        goal_field = goal.field if goal is not None else self.exit_field
         start = g.nearest_walkable(x, y)
         unstick = self._watch.stalled(float(goal_field[0][start]) if start is not None else math.inf)
         if unstick:
@@ -156,9 +201,15 @@ class GridWalker:
         if len(path) <= 1:
             if goal is not None:
                 return turn_toward(obs, goal.position) or Action.UP
-            # At the end of the exit's field: face the exit switch and press it.
-            assert g.exit_line is not None
-            return turn_toward(obs, self.room_map.geometry.line_midpoint(g.exit_line)) or Action.USE
+            # At the end of the exit's field: walk over an exit line taken by walking, else face the switch and
+            # press it.
+            line = g.exit_line
+            assert line is not None
+            if int(self.room_map.geometry.line_special[line]) in WALKED_EXIT_SPECIALS:
+                at = nearest_on_line(self.room_map, line, x, y, inset=CROSS_INSET)  # straight over, not to its middle
+                aim = beyond(self.room_map, line, not on_front(self.room_map, line, x, y), at=at)
+                return turn_toward(obs, aim) or Action.UP
+            return turn_toward(obs, self.room_map.geometry.line_midpoint(line)) or Action.USE
         doors = self.room_map.geometry.doors
         target = path[1]
         for cell in path[1:]:

@@ -22,6 +22,7 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import WEAPON_AMMO, Observation, VisibleObject
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
+from doomagent.env.specials import WALKED_EXIT_SPECIALS
 from doomagent.policies._obstacles import Obstacles
 from doomagent.policies._steer import ProgressWatch, bearing_off, turn_toward
 from doomagent.policies._supplies import TAKEN, TRIES, Supplies
@@ -141,7 +142,7 @@ class PlanWalker:
         goal = self.current
         if goal.kind == "boss" and math.dist(here, goal.where) < BOSS_NEAR:
             return self._at_boss(obs, goal, here, points)
-        if self.index == len(points) - 1 and goal.kind in PRESSED and goal.line is not None:
+        if self.index == len(points) - 1 and goal.kind in PRESSED and goal.line is not None and not self._walked(goal):
             approach = self._approach(obs, here, goal, goal.line)
             if approach is not None:
                 return approach
@@ -343,9 +344,20 @@ class PlanWalker:
             return None
         return self._head(obs, ahead)
 
+    def _walked(self, goal: Objective) -> bool:
+        """Return True for an exit taken by walking over its line (pressing it does nothing)."""
+        g = self.room_map.geometry
+        return goal.kind == "exit" and goal.line is not None and int(g.line_special[goal.line]) in WALKED_EXIT_SPECIALS
+
     def _at_objective(
         self, obs: Observation, goal: Objective, distance: float, aim: tuple[float, float] | None = None
     ) -> Action:
+        if self._walked(goal):  # straight over the line from where the walk stands (a door may shut the way)
+            assert goal.line is not None
+            here = (obs.position[0], obs.position[1])
+            at = nearest_on_line(self.room_map, goal.line, *here, inset=AIM_INSET)
+            aim = beyond(self.room_map, goal.line, not on_front(self.room_map, goal.line, *here), at=at)
+            return turn_toward(obs, aim, tolerance=_tolerance(here, aim)) or self._use_or(Action.UP)
         if goal.kind in ("switch", "door", "exit", "shoot"):
             turn = turn_toward(obs, aim or goal.where, tolerance=10.0)
             if turn is not None:
