@@ -1,7 +1,6 @@
 """The grid walker (the navigator on maps whose plan is the exit alone) on freedoom2 MAP29, where each rule was found
-wanting: the shortest way to its exit runs through a yellow door no key of the route opens, the exit is a line
-walked over (pressing it does nothing), and the arms of its cross-shaped floor end in a 256-unit drop. (WAD reading
-only.)"""
+wanting: the shortest way to its exit runs through a yellow door no key of the route opens and the exit is a line
+walked over (pressing it does nothing). (WAD reading only.)"""
 
 from __future__ import annotations
 
@@ -65,17 +64,6 @@ def test_the_plan_walker_walks_over_an_exit_line_taken_by_walking(map29):
     near = (2480.0, -328.0)
     assert walker.act(_obs(*near, angle=90.0)) in (Action.UP, Action.USE)  # on over it (a USE for a door, now and then)
     assert {walker.act(_obs(*near, angle=90.0)) for _ in range(5)} == {Action.UP}
-
-
-def test_a_straight_walk_off_the_edge_of_the_floor_is_not_clear(map29):
-    walker = GridWalker.for_map(map29, detours=False)
-    here = (2600.0, -360.0)  # at the north arm's east edge (x = 2624), where the walk once fell off
-    assert walker.clear(here, (2600.0, -460.0))  # on along the edge
-    off = (2700.0, -351.0)  # past the edge: the pit 256 units below, whose floor is walkable too
-    assert map29.navgrid.walkable[map29.navgrid.cell_of(*off)]
-    assert map29.geometry.sector_floor[map29.geometry.sector_at(*off)] == 0
-    assert map29.clear_path(here, off)  # no wall in between: only the drop
-    assert not walker.clear(here, off)
 
 
 def test_a_locked_door_with_no_way_round_has_its_key_fetched_first():
