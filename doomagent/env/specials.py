@@ -81,6 +81,11 @@ def is_exit(special: int) -> bool:
     return special in EXIT_SPECIALS
 
 
+def is_walked_exit(special: int) -> bool:
+    """Return True for an exit taken by walking over its line (pressing it does nothing)."""
+    return special in WALKED_EXIT_SPECIALS
+
+
 def is_secret_exit(special: int) -> bool:
     """Return True for a special that ends the level through the secret exit."""
     return special in SECRET_EXIT_SPECIALS

@@ -62,15 +62,24 @@ def on_front(room_map: RoomMap, line: int, x: float, y: float) -> bool:
     return (x - ax) * (by - ay) - (y - ay) * (bx - ax) > 0
 
 
-def beyond(
-    room_map: RoomMap, line: int, front: bool, depth: float = 24.0, at: tuple[float, float] | None = None
-) -> tuple[float, float]:
-    """Return the point `depth` units past the line on its front side (`front`) or its back side: past its middle,
-    or past the point `at` on it."""
+def beyond(room_map: RoomMap, line: int, front: bool, depth: float = 24.0) -> tuple[float, float]:
+    """Return the point `depth` units past the line's middle on its front side (`front`) or its back side."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    return _past(room_map, line, ((ax + bx) / 2, (ay + by) / 2), front, depth)
+
+
+def across(room_map: RoomMap, line: int, x: float, y: float, *, inset: float) -> tuple[float, float]:
+    """Return the point 24 units past the line straight across from (x, y), on the side it is not on (kept `inset`
+    from the line's ends): where to head to walk over it."""
+    at = nearest_on_line(room_map, line, x, y, inset=inset)
+    return _past(room_map, line, at, not on_front(room_map, line, x, y), 24.0)
+
+
+def _past(room_map: RoomMap, line: int, at: tuple[float, float], front: bool, depth: float) -> tuple[float, float]:
     g = room_map.geometry
     (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
     length = max(math.hypot(bx - ax, by - ay), 1e-9)
     nx, ny = (by - ay) / length, -(bx - ax) / length  # the front side's normal
     sign = 1.0 if front else -1.0
-    mx, my = at if at is not None else ((ax + bx) / 2, (ay + by) / 2)
-    return mx + sign * depth * nx, my + sign * depth * ny
+    return at[0] + sign * depth * nx, at[1] + sign * depth * ny

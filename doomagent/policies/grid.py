@@ -13,10 +13,10 @@ from doomagent.env.actions import Action
 from doomagent.env.navgrid import CELL, NavGrid
 from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG, WALKED_EXIT_SPECIALS
+from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG, is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._steer import ProgressWatch, turn_toward
-from doomagent.policies._use_spot import beyond, nearest_on_line, on_front
+from doomagent.policies._use_spot import across
 
 LOOK_AHEAD = 24  # cells along the path the walker may head for directly
 NO_PROGRESS = 25  # decisions without getting closer before backing off
@@ -204,9 +204,8 @@ class GridWalker:
             # press it.
             line = g.exit_line
             assert line is not None
-            if int(self.room_map.geometry.line_special[line]) in WALKED_EXIT_SPECIALS:
-                at = nearest_on_line(self.room_map, line, x, y, inset=CROSS_INSET)  # straight over, not to its middle
-                aim = beyond(self.room_map, line, not on_front(self.room_map, line, x, y), at=at)
+            if is_walked_exit(int(self.room_map.geometry.line_special[line])):
+                aim = across(self.room_map, line, x, y, inset=CROSS_INSET)  # straight over, not to its middle
                 return turn_toward(obs, aim) or Action.UP
             return turn_toward(obs, self.room_map.geometry.line_midpoint(line)) or Action.USE
         doors = self.room_map.geometry.doors

@@ -22,11 +22,11 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import WEAPON_AMMO, Observation, VisibleObject
 from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import WALKED_EXIT_SPECIALS
+from doomagent.env.specials import is_walked_exit
 from doomagent.policies._obstacles import Obstacles
 from doomagent.policies._steer import ProgressWatch, bearing_off, turn_toward
 from doomagent.policies._supplies import TAKEN, TRIES, Supplies
-from doomagent.policies._use_spot import beyond, nearest_on_line, on_front, reaches, use_cells
+from doomagent.policies._use_spot import across, beyond, nearest_on_line, on_front, reaches, use_cells
 
 REACHED = 40.0  # map units at which a leg's point counts as passed
 LOOK_AHEAD = 4  # points beyond the next one that may be walked to directly when in clear view
@@ -347,7 +347,7 @@ class PlanWalker:
     def _walked(self, goal: Objective) -> bool:
         """Return True for an exit taken by walking over its line (pressing it does nothing)."""
         g = self.room_map.geometry
-        return goal.kind == "exit" and goal.line is not None and int(g.line_special[goal.line]) in WALKED_EXIT_SPECIALS
+        return goal.kind == "exit" and goal.line is not None and is_walked_exit(int(g.line_special[goal.line]))
 
     def _at_objective(
         self, obs: Observation, goal: Objective, distance: float, aim: tuple[float, float] | None = None
@@ -355,8 +355,7 @@ class PlanWalker:
         if self._walked(goal):  # straight over the line from where the walk stands (a door may shut the way)
             assert goal.line is not None
             here = (obs.position[0], obs.position[1])
-            at = nearest_on_line(self.room_map, goal.line, *here, inset=AIM_INSET)
-            aim = beyond(self.room_map, goal.line, not on_front(self.room_map, goal.line, *here), at=at)
+            aim = across(self.room_map, goal.line, *here, inset=AIM_INSET)
             return turn_toward(obs, aim, tolerance=_tolerance(here, aim)) or self._use_or(Action.UP)
         if goal.kind in ("switch", "door", "exit", "shoot"):
             turn = turn_toward(obs, aim or goal.where, tolerance=10.0)
