@@ -96,9 +96,10 @@ class _World:
         )
 
     def _may_move(self, *sectors: int) -> bool:
-        """Return True if any of the sectors can move (a door, a lift, a tagged sector)."""
+        """Return True if any of the sectors can move (a door, even one that opens a crack only; a lift; a tagged
+        sector)."""
         g = self.g
-        return any(s in g.doors or s in g.lifts or g.sector_tag[s] != 0 for s in sectors)
+        return any(s in g.door_targets or s in g.lifts or g.sector_tag[s] != 0 for s in sectors)
 
     def _destinations(self, tagged: dict[int, list[int]]) -> dict[int, tuple[int, tuple[float, float]]]:
         """Return, per tag, the sector and point of the teleport destination in a sector with that tag."""
@@ -143,10 +144,12 @@ class _World:
         if kind.effect == "none":
             return
         if kind.manual or (tag == 0 and back >= 0):
-            if back >= 0:  # pushed by a player standing on the line's front side
+            if back >= 0 and (not kind.door or g.opens_wide(back)):  # pushed by a player standing on its front side
                 self.openers.setdefault(back, []).append(needs | {f"{FROM}{front}"})
             return
         moves = self._moved(kind.effect, tagged.get(tag, []))
+        if kind.door:  # a door that never opens a player's height opens no way
+            moves = [sec for sec in moves if g.opens_wide(sec)]
         if not moves or not sites:
             return
         token = frozenset({f"tag:{tag}"})

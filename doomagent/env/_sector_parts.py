@@ -102,6 +102,11 @@ class _SplitView(MapGeometry):
     _pieces: _Pieces
     _first: dict[int, int]  # split sector -> the number of its second piece (the first keeps its own)
     real: np.ndarray  # view's sector -> the WAD's sector
+    _whole: MapGeometry  # the map with its sectors whole
+
+    def opens_wide(self, sector: int) -> bool:
+        """Return the whole sector's answer: a door rises under the lowest ceiling around all of its pieces."""
+        return self._whole.opens_wide(int(self.real[sector]))
 
     def _piece_sector(self, sec: int, piece: int) -> int:
         return sec if piece == 0 else self._first[sec] + piece - 1
@@ -134,9 +139,10 @@ def split(g: MapGeometry) -> tuple[MapGeometry, np.ndarray]:
         first[sec] = len(real)
         real.extend([sec] * (n - 1))
     view = _SplitView.__new__(_SplitView)
-    state = {k: v for k, v in g.__dict__.items() if k not in ("doors", "lifts", "exit_lines")}  # cached: redo
+    cached = ("doors", "_door_specials", "door_targets", "lifts", "exit_lines")  # worked out again for the pieces
+    state = {k: v for k, v in g.__dict__.items() if k not in cached}
     view.__dict__.update(state)
-    view._pieces, view._first, view.real = pieces, first, np.array(real)
+    view._pieces, view._first, view.real, view._whole = pieces, first, np.array(real), g
     view.sector_floor_tex = [g.sector_floor_tex[s] for s in real]
     for name in _PER_SECTOR:
         setattr(view, name, getattr(g, name)[view.real])

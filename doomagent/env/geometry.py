@@ -133,7 +133,13 @@ class MapGeometry:
 
     @cached_property
     def doors(self) -> dict[int, Door]:
-        """Return every door sector keyed by sector index."""
+        """Return every door sector keyed by sector index (a door that never opens a player's height is none: see
+        `opens_wide`)."""
+        return {s: Door(s, k, tuple(lines)) for s, (k, lines) in self._door_specials.items() if self.opens_wide(s)}
+
+    @cached_property
+    def _door_specials(self) -> dict[int, tuple[specials.Key | None, list[int]]]:
+        """Return, per sector a door special acts on, the key it needs and the lines that open it."""
         found: dict[int, tuple[specials.Key | None, list[int]]] = {}
         tagged: dict[int, list[int]] = {}
         for tag, sec in zip(self.sector_tag.tolist(), range(self.n_sectors)):
@@ -153,7 +159,28 @@ class MapGeometry:
                 lines.append(i)
                 if key and not old_key:
                     found[sec] = (key, lines)
-        return {s: Door(s, k, tuple(lines)) for s, (k, lines) in sorted(found.items())}
+        return dict(sorted(found.items()))
+
+    @cached_property
+    def door_targets(self) -> frozenset[int]:
+        """Return every sector a door special acts on, those that never open a player's height among them (a use
+        still reaches through such a door once it is open a crack)."""
+        return frozenset(self._door_specials)
+
+    def opens_wide(self, sector: int) -> bool:
+        """Return False for a door sector that never opens high enough to walk through: a door rises to 4 units
+        under the lowest ceiling around it (freedoom2 MAP22's door sector 266 touches a nook 24 units tall and opens 20
+        units). Where that lowest ceiling may move itself (a tagged sector, or a door), the door counts as opening."""
+        f, b = self.line_front, self.line_back
+        others = np.concatenate([b[(f == sector) & (b >= 0)], f[(b == sector) & (f >= 0)]])
+        others = others[others != sector]
+        if not len(others):
+            return True
+        lowest = int(others[np.argmin(self.sector_ceiling[others])])
+        if self.sector_tag[lowest] or lowest in self._door_specials:
+            return True
+        top = max(int(self.sector_ceiling[sector]), int(self.sector_ceiling[lowest]) - 4)
+        return top - int(self.sector_floor[sector]) >= MIN_HEADROOM
 
     @cached_property
     def lifts(self) -> frozenset[int]:

@@ -52,3 +52,22 @@ class ProgressWatch:
         side = Action.STRAFE_LEFT if self._decisions % 2 else Action.STRAFE_RIGHT
         # Popped from the end: USE, back off, sidestep, push forward, USE again.
         return [Action.USE, *[Action.UP] * 3, *[side] * 4, *[Action.DOWN] * 3, Action.USE]
+
+
+USE_EVERY = 24  # decisions between USE presses on the way: a door takes about this long to open
+
+
+@dataclass
+class UsePacer:
+    """Space out USE presses: a second press on a door that is opening sends it back down (Doom reverses a moving
+    door that is used again), so a walk that pressed at every step stood at the door for good."""
+
+    every: int = USE_EVERY
+    _used: int = -1_000_000  # the decision of the last press
+
+    def press_or(self, decision: int, action: Action) -> Action:
+        """Return USE when none was pressed in the last `every` decisions (and note the press), else `action`."""
+        if decision - self._used < self.every:
+            return action
+        self._used = decision
+        return Action.USE

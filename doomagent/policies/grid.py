@@ -15,7 +15,7 @@ from doomagent.env.observation import Observation
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import KEY_THINGS, MULTIPLAYER_ONLY, SKILL_FLAG, is_walked_exit
 from doomagent.errors import ConfigError
-from doomagent.policies._steer import ProgressWatch, turn_toward
+from doomagent.policies._steer import ProgressWatch, UsePacer, turn_toward
 from doomagent.policies._use_spot import across
 
 LOOK_AHEAD = 24  # cells along the path the walker may head for directly
@@ -59,6 +59,7 @@ class GridWalker:
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
     _unstick: list[Action] = field(default_factory=list)
     _decisions: int = 0
+    _pacer: UsePacer = field(default_factory=UsePacer)  # USE presses at doors, spaced out
     _exit: tuple[np.ndarray, np.ndarray] | None = None
     _locked: np.ndarray | None = None  # cells of the locked doors kept off (empty: none kept off)
     _keys: tuple[str, ...] | None = None  # the keys fetched, in order (see _keys_needed)
@@ -215,7 +216,7 @@ class GridWalker:
             if int(g.sector[cell]) in doors:
                 target = cell  # walk up to a door and push it before looking past it
                 if math.dist(here, centre) < USE_RANGE:
-                    return turn_toward(obs, centre) or (Action.USE if self._decisions % 2 else Action.UP)
+                    return turn_toward(obs, centre) or self._pacer.press_or(self._decisions, Action.UP)
                 break
             if not self.clear(here, centre):
                 break

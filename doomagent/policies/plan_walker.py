@@ -24,7 +24,7 @@ from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._obstacles import Obstacles
-from doomagent.policies._steer import ProgressWatch, bearing_off, turn_toward
+from doomagent.policies._steer import ProgressWatch, UsePacer, bearing_off, turn_toward
 from doomagent.policies._supplies import TAKEN, TRIES, Supplies
 from doomagent.policies._use_spot import across, beyond, nearest_on_line, on_front, reaches, use_cells
 
@@ -36,13 +36,14 @@ BOSS_CAP = 4  # times as many for a boss fight (a Baron of Hell takes about a hu
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
 LANDED = 128.0  # map units from a teleporter's destination within which a jump counts as taking it
 FETCH_EVERY = 10  # decisions between looks for a supply to fetch (each look walks the grid once)
+FETCH_BUDGET = 400  # decisions per objective that may go to fetching supplies (one after another, they ate its cap)
+FETCH_NOT_NEAR = 128.0  # map units from the objective, on its leg's last point, within which no fetch is begun
 LIFT_RIDE = 20  # decisions waited on a lift for it to go down (a 128-unit lift takes 32 tics)
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first (it slides on while it turns)
 BRAKE_TURN_LEDGE = 25.0  # the same near a drop: a slide there is a fall
 BRAKE_SPEED = 10.0  # map units moved in the last decision above which it brakes
 DOOR_REACH = 72.0  # a door on the way is pushed from this close
 USE_REACH = 56.0  # a switch or door is pressed from this close to its line's middle (Doom's use range is 64)
-USE_EVERY = 24  # decisions between USE presses on the way: a door takes about this long to open
 PRESSES = 2  # USE presses at a switch or locked door before the walk goes on (an S1 switch needs one)
 GRID_AHEAD = 24  # grid cells looked along when going round a wall
 FIELDS_KEPT = 8  # grid distance fields kept (each is two arrays the size of the grid)
@@ -69,6 +70,7 @@ class PlanWalker:
     index: int = 1  # the leg's point walked to now
     gave_up: list[str] = field(default_factory=list)
     _tries: int = 0
+    _fetched: int = 0  # decisions spent fetching supplies during this objective
     _presses: int = 0
     _last: tuple[float, float] | None = None
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
@@ -76,7 +78,7 @@ class PlanWalker:
     _decisions: int = 0
     _speed: float = 0.0  # map units moved in the last decision
     _quiet: int = 0  # decisions at a boss's place with no boss in view
-    _used: int = -1000  # the decision of the last USE pressed on the way (doors, lifts)
+    _pacer: UsePacer = field(default_factory=UsePacer)  # USE presses on the way (doors, lifts), spaced out
     _fields: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)  # grid fields to leg points
     _spots: dict[int, Any] = field(default_factory=dict, repr=False)  # line -> (cells it is used from, field)
     _crossing_of: Leg | None = field(default=None, repr=False)
@@ -101,7 +103,7 @@ class PlanWalker:
             self.gave_up.append(f"{self.current.text}: {reason}")
         if self.objective < len(self.plan.objectives) - 1:
             self.objective += 1
-        self.index, self._tries, self._presses = 1, 0, 0
+        self.index, self._tries, self._presses, self._fetched = 1, 0, 0, 0
         self._watch = ProgressWatch(NO_PROGRESS)
         self._unstick = []
 
@@ -232,10 +234,7 @@ class PlanWalker:
     def _use_or(self, action: Action) -> Action:
         """Return USE unless one was pressed lately (a second press reverses a door that is opening), else
         `action`."""
-        if self._decisions - self._used < USE_EVERY:
-            return action
-        self._used = self._decisions
-        return Action.USE
+        return self._pacer.press_or(self._decisions, action)
 
     def _field(self, point: tuple[float, float]) -> Any:
         """Return the grid's distance field to the current leg point (kept for the last FIELDS_KEPT points)."""
@@ -281,13 +280,17 @@ class PlanWalker:
         supplies = self._supplies
         kinds = supplies.wanted(obs.hud, WEAPON_AMMO.get(obs.hud.weapon))
         if supplies.target is None:
-            if not kinds or self._decisions % FETCH_EVERY:
+            if not kinds or self._decisions % FETCH_EVERY or self._fetched >= FETCH_BUDGET:
                 return None
+            goal = self.current
+            if self.index == len(self._points()) - 1 and math.dist(here, goal.where) < FETCH_NOT_NEAR:
+                return None  # at the objective: do it first (freedoom2 MAP22: a switch left for shells, time and again)
             if supplies.next_target(here, kinds, self._avoid()) is None:
                 return None
         target = supplies.target
         assert target is not None
         supplies.tries += 1
+        self._fetched += 1
         taken = math.dist(here, target.where) < TAKEN
         if taken or supplies.tries > TRIES or target.kind not in kinds:
             supplies.drop(again=not taken and supplies.tries <= TRIES)

@@ -304,3 +304,26 @@ def test_a_walk_never_goes_from_one_piece_of_a_sector_to_another_through_what_li
     assert len(plan.objectives) > 1
     assert not any((a, b) == (572, 648) for leg in plan.legs for a, b in zip(leg.lines, leg.lines[1:]))
     assert all(s < 238 for leg in plan.legs for s in leg.sectors)  # the WAD's sector numbers (MAP08 has 238)
+
+
+def test_a_door_that_never_opens_a_players_height_is_no_way_through():
+    from doomagent.env._plan_world import _World
+    from doomagent.env._sector_parts import split
+
+    # freedoom2 MAP22: door sector 266 (lines 349 and 362, special 1, floor and ceiling 72) touches the 16-unit nook
+    # 267 (ceiling 96) through line 1325; a door rises to 4 under the lowest ceiling round it, so it opens to 92:
+    # 20 units, where a player needs 56. The old plan's way to the blue key went through it and the walk pushed it
+    # for good. 266 is in two pieces, and the nook touches only one: the door's whole sector decides.
+    g = MapGeometry.load("MAP22", "freedoom2.wad")
+    assert (g.sector_floor[266], g.sector_ceiling[266], g.sector_ceiling[267]) == (72, 72, 96)
+    assert 266 not in g.doors and 266 in g.door_targets and not g.opens_wide(266)
+    assert g.opens_wide(265) and all(g.opens_wide(s) for s in g.doors)
+    view, real = split(g)
+    pieces = [s for s in range(len(real)) if real[s] == 266]
+    assert len(pieces) == 2 and not any(view.opens_wide(s) for s in pieces)
+    assert not any(p in _World(view).openers for p in pieces)
+    # A use still reaches through such a door open a crack: MAP11's switch 3025 (special 23, tag 58, the only way to
+    # its exit) lies in sector 119, 16 units tall, behind door sector 117, which opens 12 units.
+    m11 = MapGeometry.load("MAP11", "freedoom2.wad")
+    assert 117 not in m11.doors and 117 in m11.door_targets
+    assert _kinds(plan_for(m11).objectives) == ["switch", "exit"]

@@ -84,3 +84,32 @@ def test_an_objective_not_done_in_its_cap_is_given_up_with_the_reason(walker, mo
     for _ in range(7):
         w.act(_obs(*START, angle=180.0))  # never gets there
     assert w.objective == 1 and w.gave_up == ["a switch: not done in 5 decisions"]
+
+
+def test_supplies_are_fetched_away_from_the_objective_within_a_budget_never_beside_it(walker):
+    # The shotgun in hand has 4 shells, and shells lie at (416, 864), 96 units from where the walk stands. freedoom2
+    # MAP22's walk stood at its lift switch and turned away for shells, one supply after another, until the switch's
+    # cap ran out.
+    here = (416.0, 960.0)
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50, "shells": 4}, weapon=3, weapon_ammo=4, weapons=(1, 2, 3))
+
+    def looks(switch: tuple[float, float], fetched: int = 0) -> bool:
+        w = walker(("switch", switch), ("exit", NORTH))
+        w._decisions, w._fetched = plan_walker.FETCH_EVERY - 1, fetched  # the next decision looks for supplies
+        w.act(Observation(np.zeros((4, 4, 3), np.uint8), hud, (*here, 0.0), 0.0, 0, "A", 140, (), False))
+        return w._supplies is not None and w._supplies.target is not None
+
+    assert looks(EAST)  # far from the switch: the shotgun is worth the walk
+    assert not looks((here[0], here[1] - 100.0))  # beside the switch: press it first
+    assert not looks(EAST, fetched=plan_walker.FETCH_BUDGET)  # this objective's fetching is spent
+
+
+def test_use_is_pressed_at_a_door_once_per_door_opening_time():
+    from doomagent.policies._steer import USE_EVERY, UsePacer
+
+    # A second press on an opening door sends it back down: the grid walker pressed every other decision and stood
+    # at freedoom1 E1M1's secret door (sector 48) for 9,000 decisions (seed 3020).
+    pacer = UsePacer()
+    actions = [pacer.press_or(d, Action.UP) for d in range(1, 2 * USE_EVERY + 2)]
+    assert [d for d, a in enumerate(actions, 1) if a is Action.USE] == [1, USE_EVERY + 1, 2 * USE_EVERY + 1]
+    assert set(actions) == {Action.USE, Action.UP}
