@@ -277,7 +277,10 @@ def test_reference_navigator_finishes_e1m1_on_skill_3():
     finally:
         e.close()
     assert info["outcome"] == "exit"
-    assert [room for _, room in info["room_entries"]][:4] == ["A", "B", "C", "D"]
+    # Through A, B, C and D in that order; side trips between them are the walk's own (seed 1 steps into G, the
+    # secret room off B, for its armor, since the walker no longer shuts the secret door by pressing it twice).
+    rooms = iter(room for _, room in info["room_entries"])
+    assert all(room in rooms for room in "ABCD")
     assert all(info["room_frames"][r] > 0 for r in "ABCD")
 
 
