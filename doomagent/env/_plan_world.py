@@ -88,9 +88,9 @@ class _World:
         self._add_bosses(tagged)
         self.gates = _plan_gates.gates(g, set(g.doors) | set(g.lifts))
 
-    def _static_ok(self, src: int, dst: int) -> bool:
+    def _static_ok(self, src: int, dst: int, *, strict: bool | None = None) -> bool:
         g = self.g
-        up = g.sector_floor[dst] - g.sector_floor[src] if self.strict else 0
+        up = g.sector_floor[dst] - g.sector_floor[src] if (self.strict if strict is None else strict) else 0
         return bool(
             up <= MAX_STEP and g.opening(src, dst) >= MIN_HEADROOM and g.sector_ceiling[dst] - g.sector_floor[dst] >= 56
         )
@@ -333,8 +333,10 @@ class _World:
         if dst in self.openers:
             if self.active(dst, state, side=src):
                 return True
-            # A mover not yet set off keeps its start heights (a closed door stays closed).
-            return line_ok
+            # A mover not yet set off keeps its start heights (a closed door stays closed), its steps too when any
+            # step may be climbed: a floor a known special lowers is no lift the specials do not show (freedoom1
+            # E2M6's blue key stands 128 units up on sector 3 until switch 1040 lowers it).
+            return line_ok and (self.strict or self._static_ok(src, dst, strict=True))
         return line_ok or self.active(src, state)
 
     def reach(self, start: Iterable[int], state: frozenset[str]) -> set[int]:

@@ -71,3 +71,27 @@ class UsePacer:
             return action
         self._used = decision
         return Action.USE
+
+
+@dataclass
+class StillWatch:
+    """Notice a player that has not moved `radius` map units in `patience` decisions, whatever it was doing (pushing
+    a door that does not open, pressing on at a wall, waiting): the engine ends an episode 1,000 frames still."""
+
+    patience: int = 150
+    radius: float = 48.0
+    _anchor: tuple[float, float] | None = None
+    _since: int = 0
+    _decisions: int = 0
+
+    def still(self, here: tuple[float, float]) -> bool:
+        """Record this decision's place; return True once it has stayed within `radius` for `patience` decisions
+        (then the watch starts afresh)."""
+        self._decisions += 1
+        if self._anchor is None or math.dist(here, self._anchor) > self.radius:
+            self._anchor, self._since = here, self._decisions
+            return False
+        if self._decisions - self._since < self.patience:
+            return False
+        self._anchor = None
+        return True

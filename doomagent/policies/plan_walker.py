@@ -24,7 +24,7 @@ from doomagent.env.progression import Leg, Objective, ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._obstacles import Obstacles
-from doomagent.policies._steer import ProgressWatch, UsePacer, bearing_off, turn_toward
+from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, turn_toward
 from doomagent.policies._supplies import TAKEN, TRIES, Supplies
 from doomagent.policies._use_spot import across, beyond, nearest_on_line, on_front, reaches, use_cells
 
@@ -35,6 +35,7 @@ OBJECTIVE_CAP = 1500  # decisions spent on one objective before it is given up
 BOSS_CAP = 4  # times as many for a boss fight (a Baron of Hell takes about a hundred pistol hits)
 JUMP = 150.0  # map units moved in one decision that only a teleporter explains
 LANDED = 128.0  # map units from a teleporter's destination within which a jump counts as taking it
+STOOD = 3  # times an objective's walk stood still (see StillWatch) before the objective is given up
 FETCH_EVERY = 10  # decisions between looks for a supply to fetch (each look walks the grid once)
 FETCH_BUDGET = 400  # decisions per objective that may go to fetching supplies (one after another, they ate its cap)
 FETCH_NOT_NEAR = 128.0  # map units from the objective, on its leg's last point, within which no fetch is begun
@@ -71,6 +72,8 @@ class PlanWalker:
     gave_up: list[str] = field(default_factory=list)
     _tries: int = 0
     _fetched: int = 0  # decisions spent fetching supplies during this objective
+    _stood: int = 0  # times this objective's walk stood still
+    _still: StillWatch = field(default_factory=StillWatch)
     _presses: int = 0
     _last: tuple[float, float] | None = None
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(NO_PROGRESS))
@@ -103,7 +106,7 @@ class PlanWalker:
             self.gave_up.append(f"{self.current.text}: {reason}")
         if self.objective < len(self.plan.objectives) - 1:
             self.objective += 1
-        self.index, self._tries, self._presses, self._fetched = 1, 0, 0, 0
+        self.index, self._tries, self._presses, self._fetched, self._stood = 1, 0, 0, 0, 0
         self._watch = ProgressWatch(NO_PROGRESS)
         self._unstick = []
 
@@ -133,6 +136,8 @@ class PlanWalker:
         cap = OBJECTIVE_CAP * (BOSS_CAP if self.current.kind == "boss" else 1)
         if self._tries > cap and self.current.kind != "exit":
             self._done(f"not done in {cap} decisions")
+        if self._still.still(here):
+            self._recover(here)
         points = self._points()
         while self.index < len(points) - 1 and self._passed(here, self.index):
             self.index += 1
@@ -151,6 +156,16 @@ class PlanWalker:
         if self.index == len(points) - 1 and math.dist(here, goal.where) < max(USE_REACH, TOUCH.get(goal.kind, 0)):
             return self._at_objective(obs, goal, math.dist(here, goal.where))
         return self._walk(obs, here, points)
+
+    def _recover(self, here: tuple[float, float]) -> None:
+        """Get a walk that stood still moving again (back off, sidestep, walk on, then find its place on the leg);
+        the STOOD-th time on one objective, give the objective up (the exit and a boss fight are kept)."""
+        self._stood += 1
+        if self._stood >= STOOD and self.current.kind not in ("exit", "boss"):
+            self._done(f"stood still {STOOD} times")
+        self._find_place(here)
+        side = Action.STRAFE_LEFT if self._stood % 2 else Action.STRAFE_RIGHT
+        self._unstick = [*[Action.UP] * 4, *[side] * 6, *[Action.DOWN] * 6]  # popped from the end
 
     def _things(self) -> Obstacles:
         if self._obstacles is None:

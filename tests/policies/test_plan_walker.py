@@ -113,3 +113,20 @@ def test_use_is_pressed_at_a_door_once_per_door_opening_time():
     actions = [pacer.press_or(d, Action.UP) for d in range(1, 2 * USE_EVERY + 2)]
     assert [d for d, a in enumerate(actions, 1) if a is Action.USE] == [1, USE_EVERY + 1, 2 * USE_EVERY + 1]
     assert set(actions) == {Action.USE, Action.UP}
+
+
+def test_a_walk_that_stands_still_backs_off_and_gives_the_objective_up_the_third_time(walker):
+    from doomagent.policies._steer import StillWatch
+
+    # Whatever holds the walk (a door that never opens, a wall it presses on), 150 decisions within 48 units of one
+    # place set it moving again; the third time on one objective gives that objective up, with the reason.
+    w = walker(("key", EAST), ("exit", NORTH))
+    patience = StillWatch().patience
+    for _ in range(patience):
+        w.act(_obs(*START, angle=180.0))
+    assert w._stood == 0
+    backs = w.act(_obs(*START, angle=180.0))  # patience decisions after the first one in this place
+    assert w._stood == 1 and [backs, *w._unstick[-5:]] == [Action.DOWN] * 6 and w.gave_up == []  # backs off first
+    for _ in range(2 * (patience + 1)):
+        w.act(_obs(*START, angle=180.0))
+    assert w.gave_up == [f"a key: stood still {plan_walker.STOOD} times"] and w.current.kind == "exit"
