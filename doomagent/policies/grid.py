@@ -61,8 +61,7 @@ class GridWalker:
     _decisions: int = 0
     _pacer: UsePacer = field(default_factory=UsePacer)  # USE presses at doors, spaced out
     _exit: tuple[np.ndarray, np.ndarray] | None = None
-    _locked: np.ndarray | None = None  # cells of the locked doors kept off (empty: none kept off)
-    _keys: tuple[str, ...] | None = None  # the keys fetched, in order (see _keys_needed)
+    _locks: tuple[tuple[str, ...], np.ndarray | None] | None = None  # see _keys_and_avoid
 
     @property
     def exit_field(self) -> tuple[np.ndarray, np.ndarray]:
@@ -74,20 +73,24 @@ class GridWalker:
     def field_to(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the grid's distance field to `cells`, kept off the locked doors whose key the walk does not fetch
         (a shorter way through one ends pushing at it for good: freedoom2 MAP29's yellow door before its exit)."""
-        self._keys_needed()
-        assert self._locked is not None
-        return self.grid.field_to(cells, avoid=self._locked if len(self._locked) else None)
+        return self.grid.field_to(cells, avoid=self._keys_and_avoid()[1])
 
     def _keys_needed(self) -> tuple[str, ...]:
-        """Return the keys the walk fetches: the route's, and where no way to the exit keeps off the other locked
-        doors, the keys of those the grid's way goes through (freedoom1 E3M6's yellow bars, which the route's
-        sector-to-sector walk passes between)."""
-        if self._keys is None:
+        """Return the keys the walk fetches, in order (see _keys_and_avoid)."""
+        return self._keys_and_avoid()[0]
+
+    def _keys_and_avoid(self) -> tuple[tuple[str, ...], np.ndarray | None]:
+        """Return (the keys the walk fetches, the grid cells its ways keep off or None), worked out once.
+
+        The keys are the route's, and where no way to the exit keeps off the other locked doors, the keys of those
+        the grid's way goes through (freedoom1 E3M6's yellow bars, which the route's sector-to-sector walk passes
+        between). The cells kept off are those locked doors' where a way does keep off them."""
+        if self._locks is None:
             g, grid = self.room_map.geometry, self.grid
             route = self.room_map.route
-            self._keys = tuple(route.keys) if route is not None else ()
-            locked = [s for s, door in g.doors.items() if door.key is not None and door.key not in self._keys]
-            self._locked = np.zeros(0, dtype=bool)  # none kept off
+            keys = tuple(route.keys) if route is not None else ()
+            locked = [s for s, door in g.doors.items() if door.key is not None and door.key not in keys]
+            avoid = None
             if locked:
                 # In a locked door and within a player's radius of its lines: bars with gaps narrower than a player
                 # are one door sector in pieces, with walkable cells between them.
@@ -96,12 +99,12 @@ class GridWalker:
                 sx, sy, _ = g.start
                 start = grid.nearest_walkable(sx, sy)
                 if start is not None and np.isfinite(grid.field_to(grid.exit_cells, avoid=mask)[0][start]):
-                    self._locked = mask
+                    avoid = mask
                 else:
                     crossed = {int(grid.sector[c]) for c in grid.follow(grid.exit_field, sx, sy, limit=100_000)}
-                    more = sorted({k for s in crossed if s in locked and (k := g.doors[s].key) is not None})
-                    self._keys += tuple(more)
-        return self._keys
+                    keys += tuple(sorted({k for s in crossed if s in locked and (k := g.doors[s].key) is not None}))
+            self._locks = (keys, avoid)
+        return self._locks
 
     @classmethod
     def for_map(cls, room_map: RoomMap, *, skill: int = 3, detours: bool = True) -> GridWalker:
