@@ -62,6 +62,11 @@ class EnvConfig(BaseModel):
     engine_objects: bool = Field(
         False, description="ask the engine for every object each tic (slow); enables engine_player_sector()"
     )
+    live_map: bool = Field(
+        False,
+        description="report the live map each decision (Observation.live: sector heights now, keys held, live "
+        "monsters): the reference navigator reads it",
+    )
     realtime: bool = Field(
         False,
         description="real-time protocol: the game runs while the model thinks; a decision lasts the tics its "

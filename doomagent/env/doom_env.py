@@ -26,7 +26,7 @@ from doomagent.env._recording import DemoPaths, DemoReplay
 from doomagent.env.actions import ACTION_BUTTON, BUTTON_NAMES, SPEED_BUTTON, Action, Aim, parse_move
 from doomagent.env.config import EnvConfig
 from doomagent.env.geometry import resolve_wad
-from doomagent.env.observation import Hud, Observation, VisibleObject, bearing
+from doomagent.env.observation import KEY_ACTORS, Hud, LiveMap, Observation, VisibleObject, bearing
 from doomagent.env.outcome import Outcome
 from doomagent.env.tracker import RoomTracker
 from doomagent.errors import ActionParseError, ConfigError, EngineError
@@ -69,6 +69,7 @@ class DoomEnv(DemoReplay):
         self._running = False
         self._frame = 0
         self._obs: Observation | None = None
+        self._keys_at_start: dict[str, int] = {}  # key colour -> key things on the map as the episode began
         self._done = True
         self._anchor = (0.0, 0.0, 0)
         self.recording: Path | None = None
@@ -97,7 +98,8 @@ class DoomEnv(DemoReplay):
         game.set_sound_enabled(False)
         game.set_mode(vzd.Mode.PLAYER)
         game.set_labels_buffer_enabled(c.objects)
-        game.set_objects_info_enabled(c.engine_objects)
+        game.set_objects_info_enabled(c.engine_objects or c.live_map)
+        game.set_sectors_info_enabled(c.live_map)
         buttons = [getattr(vzd.Button, b) for b in BUTTON_NAMES]
         if c.grid is not None:
             buttons.append(vzd.Button.TURN_LEFT_RIGHT_DELTA)  # degrees to the right, for aims
@@ -147,6 +149,7 @@ class DoomEnv(DemoReplay):
         x, y = self._position()
         self.tracker.reset(0, x, y)
         self._anchor = (x, y, 0)
+        self._keys_at_start = {}
         self._obs = self._observe()
         return self._obs, self._info(None)
 
@@ -331,9 +334,27 @@ class DoomEnv(DemoReplay):
                 )
                 for lab in state.labels
             )
+        live = self._live_map(state) if self.config.live_map else None
         return Observation(
-            state.screen_buffer, hud, (x, y, z), angle, self._frame, room, sector, objects, self._running
+            state.screen_buffer, hud, (x, y, z), angle, self._frame, room, sector, objects, self._running, live
         )
+
+    def _live_map(self, state: Any) -> LiveMap:
+        """Return the live map: sector heights now, the keys held (key things gone from the map since the episode
+        began: a key is never taken away again), and the live monsters (corpses are not listed)."""
+        keys: dict[str, int] = {}
+        monsters = []
+        for o in state.objects:
+            if o.category == "Monster":
+                monsters.append((str(o.name), float(o.position_x), float(o.position_y)))
+            elif (colour := KEY_ACTORS.get(o.name)) is not None:
+                keys[colour] = keys.get(colour, 0) + 1
+        if not self._keys_at_start:
+            self._keys_at_start = keys or {"": 0}  # the first observation of the episode
+        held = frozenset(c for c, n in self._keys_at_start.items() if c and keys.get(c, 0) < n)
+        floors = np.fromiter((s.floor_height for s in state.sectors), dtype=np.float64)
+        ceilings = np.fromiter((s.ceiling_height for s in state.sectors), dtype=np.float64)
+        return LiveMap(floors, ceilings, held, tuple(monsters))
 
     def _final_observation(self) -> Observation:
         # After exit or death the engine has no state: keep the last picture, update counters.
@@ -347,7 +368,16 @@ class DoomEnv(DemoReplay):
             else last.hud
         )
         return Observation(
-            last.screen, hud, last.position, last.angle, self._frame, last.room, last.sector, (), self._running
+            last.screen,
+            hud,
+            last.position,
+            last.angle,
+            self._frame,
+            last.room,
+            last.sector,
+            (),
+            self._running,
+            last.live,
         )
 
     def _outcome(self) -> Outcome | None:

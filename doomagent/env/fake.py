@@ -5,7 +5,8 @@ and the room tracker, outcomes, observations); only the game underneath is a sma
 
 - the player starts on the map's player-1 start and walks on the floor plan: UP/DOWN move 8 units a tic
   (16 running), STRAFE LEFT/RIGHT 8, LEFT/RIGHT turn 5 degrees a tic; a step that would leave the map's
-  sectors is not taken (no walls inside the map, no heights, no monsters);
+  sectors is not taken (no walls inside the map, no heights, no monsters; the live map, asked for, is the WAD's
+  heights and no keys);
 - the screen is a flat picture whose shade follows the view angle (so consecutive screens differ when the
   player turns); the HUD is full health, a pistol and 50 bullets;
 - `die_at` / `exit_at` end the episode with a death or an exit at a given frame, for testing the episode-end
@@ -36,11 +37,18 @@ TURN = 5.0  # degrees a tic
 _BUTTON = {name: i for i, name in enumerate(BUTTON_NAMES)}
 
 
+class _Sector:
+    def __init__(self, floor: float, ceiling: float) -> None:
+        self.floor_height, self.ceiling_height = floor, ceiling
+
+
 class _State:
-    def __init__(self, variables: list[float], screen: np.ndarray) -> None:
+    def __init__(self, variables: list[float], screen: np.ndarray, sectors: list[_Sector]) -> None:
         self.game_variables = variables
         self.screen_buffer = screen
         self.labels: list[Any] = []
+        self.objects: list[Any] = []  # no monsters, and no keys to pick up
+        self.sectors = sectors  # the WAD's heights: nothing moves
 
 
 class FakeGame:
@@ -127,7 +135,10 @@ class FakeGame:
         if self.finished:
             return None
         self._screen[:] = int(self.angle * 255 / 360)
-        return _State(self._variables(), self._screen.copy())
+        g, sectors = self._env.geometry, []
+        if self._env.config.live_map:
+            sectors = [_Sector(float(f), float(c)) for f, c in zip(g.sector_floor, g.sector_ceiling, strict=True)]
+        return _State(self._variables(), self._screen.copy(), sectors)
 
     def send_game_command(self, command: str) -> None:
         """Ignore console commands."""

@@ -59,6 +59,21 @@ class VisibleObject:
         return self.category == "Monster"
 
 
+KEY_ACTORS = {"BlueCard": "blue", "BlueSkull": "blue", "YellowCard": "yellow", "YellowSkull": "yellow"}
+KEY_ACTORS |= {"RedCard": "red", "RedSkull": "red"}  # the engine's names of key things -> the doors they open
+
+
+@dataclass(frozen=True)
+class LiveMap:
+    """The map as the engine has it now (EnvConfig.live_map): what moved and what the player holds. A scripted
+    player reads it to know which doors stand open, where a lift is, and which keys it has."""
+
+    floors: np.ndarray = field(repr=False)  # (sectors,) floor heights now, in the WAD's sector order
+    ceilings: np.ndarray = field(repr=False)  # (sectors,) ceiling heights now
+    keys: frozenset[str]  # key colours held: blue, yellow, red
+    monsters: tuple[tuple[str, float, float], ...] = ()  # every live monster's class name and place
+
+
 @dataclass(frozen=True)
 class Observation:
     """One decision's view of the game."""
@@ -72,6 +87,7 @@ class Observation:
     sector: int
     objects: tuple[VisibleObject, ...]
     running: bool
+    live: LiveMap | None = None  # the live map, with EnvConfig.live_map
 
     def encode_image(self, fmt: ImageFormat = "jpeg", *, quality: int = 85, max_side: int | None = None) -> bytes:
         """Return the screen encoded as JPEG or PNG, optionally shrunk to `max_side` pixels."""

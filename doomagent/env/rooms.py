@@ -81,6 +81,33 @@ class RoomMap:
         return np.hstack([a, c])
 
     @cached_property
+    def use_walls(self) -> np.ndarray:
+        """Return (N, 4) segments a use cannot reach through: one-sided lines and two-sided lines with no opening
+        between floor and ceiling (Doom's use passes over a sill and under a lintel; doors and lifts count open)."""
+        g = self.geometry
+        movers = frozenset(g.doors) | g.lifts
+        f, b = g.line_front, g.line_back
+        ff, bb = np.maximum(f, 0), np.maximum(b, 0)
+        opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb]) - np.maximum(
+            g.sector_floor[ff], g.sector_floor[bb]
+        )
+        moving = np.isin(f, list(movers)) | np.isin(b, list(movers))
+        keep = np.flatnonzero((f < 0) | (b < 0) | ((opening <= 0) & ~moving))
+        return np.hstack([g.vertices[g.line_v[keep, 0]], g.vertices[g.line_v[keep, 1]]]).reshape(-1, 4)
+
+    def clear_use(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when a use from a reaches b: no line with no opening lies between them (see use_walls)."""
+        w = self.use_walls
+        ax, ay = a
+        dx, dy = b[0] - ax, b[1] - ay
+        ex, ey = w[:, 2] - w[:, 0], w[:, 3] - w[:, 1]
+        denom = dx * ey - dy * ex
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = ((w[:, 0] - ax) * ey - (w[:, 1] - ay) * ex) / denom
+            u = ((w[:, 0] - ax) * dy - (w[:, 1] - ay) * dx) / denom
+        return not np.any((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1))
+
+    @cached_property
     def one_way(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return the lines crossed one way only (a drop off a crate or a ledge, climbed from nowhere): (N, 4)
         segments, their line numbers, and whether each one's front side is the one it cannot be crossed from.

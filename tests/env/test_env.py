@@ -218,8 +218,30 @@ def _distance_to_lines_between(g, x, y, a, b):
 
 
 @pytest.mark.engine
+def test_the_live_map_reports_heights_monsters_and_keys_picked_up():
+    e = DoomEnv(EnvConfig(live_map=True, cheats=True))
+    try:
+        obs, _ = e.reset(seed=1)
+        live = obs.live
+        assert live is not None and live.keys == frozenset()
+        assert np.array_equal(live.floors, e.geometry.sector_floor) and len(live.ceilings) == e.geometry.n_sectors
+        assert any(name == "ShotgunGuy" for name, _x, _y in live.monsters)
+        e.send_command("warp 2160 576")  # beside E1M1's blue keycard (2192, 576): the next step touches it
+        for action in ("WAIT", "WAIT", "UP", "UP"):
+            obs, *_ = e.step(action)
+        assert obs.live is not None and obs.live.keys == frozenset({"blue"})
+    finally:
+        e.close()
+    plain = DoomEnv()
+    try:
+        assert plain.reset(seed=1)[0].live is None  # not asked for: not paid for
+    finally:
+        plain.close()
+
+
+@pytest.mark.engine
 def test_room_tracker_agrees_with_the_engine_sector():
-    e = DoomEnv(engine_objects=True)
+    e = DoomEnv(engine_objects=True, live_map=True)
     nav = ReferenceNavigator.for_map(e.rooms)
     try:
         obs, _ = e.reset(seed=3)
@@ -266,7 +288,7 @@ def test_bad_inputs_give_typed_errors(tmp_path):
 @pytest.mark.engine
 def test_reference_navigator_finishes_e1m1_on_skill_3():
     # One seed on the real engine; the 10-seed figure is in bench/reference_navigator.py.
-    e = DoomEnv(skill=3, max_frames=6000)
+    e = DoomEnv(skill=3, max_frames=6000, live_map=True)
     try:
         nav = ReferenceNavigator.for_map(e.rooms)
         obs, _ = e.reset(seed=1)
