@@ -40,7 +40,10 @@ def main() -> None:
     parser.add_argument("--max-frames", type=int, default=400)
     parser.add_argument("--out", default="runs/scripted-hybrid")
     args = parser.parse_args()
-    recipe, folder = load_recipe("naive", model="test", vision_model="test", max_frames=args.max_frames)
+    # The navigator reads the live map (sector heights, keys held): the environment reports it when asked to.
+    recipe, folder = load_recipe(
+        "naive", model="test", vision_model="test", max_frames=args.max_frames, overrides=["env.live_map=true"]
+    )
     result = run_trial(recipe, builder=build(recipe, args.autopilot_frames), out=args.out, recipe_dir=folder)
     print(f"{result.outcome} after {result.frames} frames; rooms entered: {[r for _, r in result.rooms_entered]}")
 

@@ -8,7 +8,8 @@ from doomagent.runtime.context import RunContext
 
 
 def _reference(ctx: RunContext) -> ReferenceNavigator:
-    return ReferenceNavigator.for_map(ctx.env.rooms, screen_width=ctx.env.config.width, skill=ctx.env.config.skill)
+    config = ctx.env.config
+    return ReferenceNavigator.for_map(ctx.env.rooms, screen_width=config.width, skill=config.skill, god=config.god)
 
 
 navigator: PolicyNode = policy_node(factory=_reference, reason="reference navigator", key="navigator")

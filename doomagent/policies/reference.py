@@ -1,5 +1,5 @@
-"""The reference navigator: a scripted player that follows the route, fights what it sees, and
-finishes the level; the ceiling row of every report and the harness's end-to-end proof."""
+"""The reference navigator: a scripted player that finishes the level (the explorer), fights what it sees and
+fetches what it lacks; the ceiling rows of every report and the harness's end-to-end proof."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
 from doomagent.env.observation import Observation, VisibleObject
-from doomagent.env.progression import plan_for
+from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
-from doomagent.policies.grid import GridWalker
-from doomagent.policies.plan_walker import PlanWalker
+from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
@@ -42,16 +41,23 @@ TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 
 SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
 _SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
+EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
+PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and punched
+MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
+GOD_FIGHT_RANGE = 200.0  # taking no damage, only monsters this close are fought (they stand in the way, push)
 
 
 @dataclass
 class ReferenceNavigator:
-    """Walk the distance field to the exit (GridWalker); shoot the nearest live monster in view; fetch weapons, and
-    health or ammo when short, that lie in view; look around when hit by something unseen."""
+    """Finish the map with the explorer (`policies.explorer`: the live grid, the plan's steps, what opens the way);
+    shoot the most dangerous live monster in view; fetch weapons, and health, armor or ammo when short, that lie in
+    view; look around when hit by something unseen. Taking no damage (`god`, the reference-nav ceiling), it fights
+    only what stands in its way and the bosses the map waits for, and fetches no health or armor."""
 
-    follower: GridWalker
+    explorer: Explorer
     fight_range: float = 650.0  # beyond this the pistol wastes bullets
     screen_width: int = 640
+    god: bool = False
     _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
     _search: int = 0
@@ -61,25 +67,23 @@ class ReferenceNavigator:
     _fired: dict[int, int] = field(default_factory=dict)  # monster id -> decisions spent fighting it
     _ignored: dict[int, int] = field(default_factory=dict)  # monster id -> decision it may be shot at again
     _decisions: int = 0
-    plan_walker: PlanWalker | None = None  # walks the progression plan instead of the field to the exit
 
     @classmethod
-    def for_map(cls, room_map: RoomMap, *, screen_width: int = 640, skill: int = 3) -> ReferenceNavigator:
-        """Return a navigator for the map (it plans item detours for the skill level's things). On a map whose
-        progression plan has objectives before the exit (keys, switches, triggers, teleporters) it walks the plan
-        (PlanWalker); where the exit alone is the plan (freedoom1 E1M1) it walks the distance field to the exit."""
-        exit_line = bool(room_map.geometry.exit_lines)  # none: a boss's death ends the map (E2M8, E3M8)
-        follower = GridWalker.for_map(room_map, skill=skill) if exit_line else GridWalker(room_map, room_map.navgrid)
-        walker = cls(follower, screen_width=screen_width)
+    def for_map(
+        cls, room_map: RoomMap, *, screen_width: int = 640, skill: int = 3, god: bool = False
+    ) -> ReferenceNavigator:
+        """Return a navigator for the map, guided by its progression plan where it has one (`doomagent maps`)."""
         try:
-            plan = plan_for(room_map.geometry)
-        except NoPlanError as exc:
-            if not exit_line:
-                raise ConfigError(f"map {room_map.geometry.name} has no exit line and no plan: {exc.message}") from None
-            return walker
-        if not exit_line or any(o.kind != "exit" for o in plan.objectives):
-            walker.plan_walker = PlanWalker(room_map, plan, skill=skill, alive=walker._alive)
-        return walker
+            plan: ProgressionPlan | None = plan_for(room_map.geometry)
+        except NoPlanError:
+            plan = None
+        explorer = Explorer.for_map(room_map, skill=skill, plan=plan, god=god)
+        if not explorer.ends(plan):
+            raise ConfigError(
+                f"map {room_map.geometry.name} has no exit line, no boss whose death ends it and no plan",
+                hint="the reference navigator plays maps that can be finished",
+            )
+        return cls(explorer, screen_width=screen_width, god=god)
 
     def _alive(self, o: VisibleObject) -> bool:
         height = o.box[3]
@@ -95,11 +99,19 @@ class ReferenceNavigator:
         x, y, _ = obs.position
         heading = math.radians(obs.angle + turn)
         to = (x + SIDESTEP * math.cos(heading), y + SIDESTEP * math.sin(heading))
-        if self.follower.grid.is_hazard(*to) and not self.follower.grid.is_hazard(x, y):
+        grid = self.explorer.room_map.navgrid
+        if grid.is_hazard(*to) and not grid.is_hazard(x, y):
             return False
-        if self.plan_walker is not None:
-            return self.plan_walker.clear((x, y), to)
-        return self.follower.clear((x, y), to)
+        return self.explorer.clear((x, y), to)
+
+    def _excursion(self, obs: Observation) -> Action | None:
+        """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a
+        player that stays within 32 units for 1,000 frames is stuck, whatever it is doing."""
+        phase = self._shots % EXCURSION_EVERY
+        if phase >= EXCURSION_STEPS:
+            return None
+        side = Action.STRAFE_LEFT if (self._shots // EXCURSION_EVERY) % 2 else Action.STRAFE_RIGHT
+        return side if self._safe(obs, _SIDE[side]) else None
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         for slot, ammo in WEAPON_AMMO.items():
@@ -119,21 +131,21 @@ class ReferenceNavigator:
         """Return the nearest item in view worth a detour: a weapon, health when hurt, ammo when low."""
 
         x, y, _ = obs.position
-        grid = self.follower.grid
+        grid = self.explorer.room_map.navgrid
 
         def wanted(o: VisibleObject) -> bool:
             if self._tries.get(o.id, 0) > GIVE_UP or o.distance > PICKUP_RANGE:
                 return False
             heading = math.radians(obs.angle + o.bearing)
             ox, oy = x + o.distance * math.cos(heading), y + o.distance * math.sin(heading)
-            if grid.is_hazard(ox, oy) or not self.follower.clear((x, y), (ox, oy)):
+            if grid.is_hazard(ox, oy) or not self.explorer.clear((x, y), (ox, oy)):
                 return False  # on a hurting floor, or not straight across walkable floor
             if o.category == "Weapon":
                 return True
             if o.category == "Health":
-                return obs.hud.health < PICKUP_BELOW
+                return obs.hud.health < PICKUP_BELOW and not self.god
             if o.category == "Armor":
-                return obs.hud.armor < 100
+                return obs.hud.armor < 100 and not self.god
             if o.category == "Ammo":
                 ammo = obs.hud.ammo
                 return ammo.get("bullets", 0) < 60 or (3 in obs.hud.weapons and ammo.get("shells", 0) < 20)
@@ -149,18 +161,34 @@ class ReferenceNavigator:
         if switch is not None:
             return switch
         self._decisions += 1
+        bosses = self.explorer.bosses
+        reach = GOD_FIGHT_RANGE if self.god else self.fight_range
         live = [
             o
             for o in obs.objects
             if o.is_enemy
             and self._alive(o)
-            and o.distance < self.fight_range
+            and (o.distance < reach or (o.name in bosses and o.distance < self.fight_range))
             and self._ignored.get(o.id, 0) <= self._decisions
         ]
         target = min(live, key=_threat_order, default=None)
-        fighting = target is not None and obs.hud.weapon_ammo > 0
+        # Out of ammo, the fist: only a monster close by is fought (and walked up to), a boss the map waits for first.
+        punch = obs.hud.weapon_ammo == 0 and obs.hud.weapon == 1
+        if punch and target is not None:
+            target = min(
+                (o for o in live if o.distance < PUNCH_RANGE),
+                key=lambda o: (o.name not in bosses, o.distance),
+                default=None,
+            )
+        fighting = target is not None and (obs.hud.weapon_ammo > 0 or punch)
         if fighting == obs.running:
             return Action.SPEED  # run between fights; walk (finer turns) to aim
+        if target is not None and punch:
+            self._shots += 1
+            excursion = self._excursion(obs)
+            if excursion is not None:
+                return excursion
+            return self._aim(target) or (Action.FIRE if target.distance < MELEE_REACH else Action.UP)
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
@@ -173,6 +201,9 @@ class ReferenceNavigator:
             self._shots += 1
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0 and self._safe(obs, 180):
                 return Action.DOWN  # keep a biter at arm's length between shots
+            excursion = self._excursion(obs)
+            if excursion is not None:
+                return excursion
             fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
             if self._shots % (3 if fireballs else 8) == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
@@ -188,10 +219,10 @@ class ReferenceNavigator:
             if abs(item.bearing) > 10:
                 return Action.LEFT if item.bearing > 0 else Action.RIGHT
             return Action.UP
-        on_hazard = self.follower.grid.is_hazard(obs.position[0], obs.position[1])  # hurt by the floor: walk on
+        on_hazard = self.explorer.room_map.navgrid.is_hazard(obs.position[0], obs.position[1])  # hurt by the floor
         if hurt and obs.hud.weapon_ammo > 0 and self._search == 0 and not on_hazard:
             self._search = SEARCH_DECISIONS
         if self._search > 0:
             self._search -= 1
             return Action.RIGHT
-        return (self.plan_walker or self.follower).act(obs)
+        return self.explorer.act(obs)

@@ -181,6 +181,8 @@ class Recipe(BaseModel):
 
     @model_validator(mode="after")
     def _check_strategy(self) -> Recipe:
+        if self.strategy == "reference" and not self.env.live_map:
+            self.env = self.env.model_copy(update={"live_map": True})  # the navigator reads the live map
         if self.strategy in ("reference", "external"):  # the navigator; a player outside (MCP client, a person)
             return self
         if self.roles is None:

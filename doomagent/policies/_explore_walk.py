@@ -1,0 +1,409 @@
+"""The explorer's walk: along the live grid to a goal's cells, then doing the goal there (press the switch, cross the
+trigger line, shoot the target, touch the key).
+
+On the way it heads for the farthest cell in clear view, pushes the doors the way goes through, steps over
+teleport lines, waits while the floor under it or ahead of it moves (a lift, a door opening), and never stands
+still: a walk that stops closing in backs off and sidesteps, and the fourth time keeps off the cell it stalled
+short of for a while (something the grid does not show stands there: a monster, a bar).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from doomagent.env.actions import Action
+from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
+from doomagent.env.observation import LiveMap, Observation
+from doomagent.env.rooms import RoomMap
+from doomagent.env.specials import is_walked_exit
+from doomagent.policies._interactions import Interaction
+from doomagent.policies._livegrid import LiveGrid, Walk
+from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, turn_toward
+from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches
+
+MOVED = 2.0  # map units a sector must move to count as moved
+STALLS = 4  # stalls on one walk before the cell ahead is kept off
+KEEP_OFF = 900  # decisions a cell stalled short of is kept off
+LOOK_AHEAD = 20  # cells along the way the walk may head for directly
+PRESS_WAIT = 24  # decisions after a press to see its sectors move
+PRESSES = 3  # presses (or crossings, or volleys) that moved nothing before the interaction counts as failed
+DOOR_REACH = 56.0  # a closed door on the way is pushed from this close
+MOTION_WAIT = 160  # decisions waited for moving sectors when no way is open (a lift on its way, a crusher)
+BOSS_LOOK = 40  # decisions spent looking round at a boss's place for it
+REST = 240  # decisions a repeatable interaction just set off is not chosen again (its lift comes back up meanwhile)
+SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand still before pressing it
+RIDE_WAIT = 150  # decisions at most spent on a ride (a lift waits 3 s below before it rises)
+RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
+BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
+BRAKE_SPEED = 10.0  # map units moved forward in the last decision above which it brakes
+AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
+NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
+TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
+
+
+@dataclass
+class Goal:
+    """What the walk is doing now: an interaction (or a boss, or ground to look at) and the cells it ends on."""
+
+    what: Interaction | None  # None: a boss's place, or ground not seen yet
+    cells: np.ndarray
+    label: str
+    decisions: int = 0
+    stalls: int = 0
+    presses: int = 0
+    waited: int = 0
+    settle: int = 0  # decisions waited for what it moves to stand still before the first press
+    heights: tuple[np.ndarray, np.ndarray] | None = None  # the sectors' heights at the first press
+    side: bool | None = None  # for a line walked over: the side of it the walk was on
+    lifts: tuple[int, ...] = ()  # a ride: the lift sectors
+    below: bool = True  # a ride: whether it began below the lift's top (it is ridden up)
+    then: np.ndarray | None = None  # a ride: the ground to walk into after it
+    source: Interaction | None = None  # a ride or a walk into opened ground: the interaction that opened it
+
+
+@dataclass
+class Walker:
+    """Walk the live grid to the goal and do it."""
+
+    room_map: RoomMap
+    live_grid: LiveGrid
+    note: Callable[[str], None]
+    walk: Walk | None = None
+    goal: Goal | None = None
+    avoid_changed: bool = False  # cells kept off changed since the walk was last built
+    failures: list[str] = field(default_factory=list)  # the interactions given up, and why
+    _kept_off: dict[int, int] = field(default_factory=dict)  # cell -> decision until which it is kept off
+    _field: tuple[np.ndarray, np.ndarray] | None = None
+    _field_of: tuple[int, int] = (-1, -1)  # (walk version, goal id) the field was made for
+    _decisions: int = 0
+    _last: tuple[float, float] | None = None
+    _speed: float = 0.0  # map units moved forward (along the view) in the last decision
+    _heights: tuple[np.ndarray, np.ndarray] | None = None  # last decision's heights
+    _moving: int = -1_000_000  # the last decision on which some sector moved
+    _moved_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per sector, last moved
+    _z: float = 0.0  # the player's height
+    _sector: int = -1  # the sector the player stands in
+    _top: dict[int, float] = field(default_factory=dict)  # lift sector -> its floor as the map began (its top)
+    _unstick: list[Action] = field(default_factory=list)
+    _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(30))
+    _still: StillWatch = field(default_factory=StillWatch)
+    _pacer: UsePacer = field(default_factory=UsePacer)
+
+    def start(self, goal: Goal) -> None:
+        """Walk to a new goal."""
+        self.goal = goal
+        self._unstick = []
+
+    def fail(self, item: Interaction, why: str) -> None:
+        """Give the walk to an interaction up, counting it against the interaction."""
+        item.failed += 1
+        self.failures.append(f"{item.text}: {why}")
+        self.note(f"{item.text}: {why}")
+        self.goal = None
+
+    def avoid(self, decision: int) -> np.ndarray | None:
+        """Return the mask of cells kept off now (None: none), forgetting those kept off long enough."""
+        self.avoid_changed = False
+        self._kept_off = {c: until for c, until in self._kept_off.items() if until > decision}
+        if not self._kept_off:
+            return None
+        mask = np.zeros(self.live_grid.n, dtype=bool)
+        mask[list(self._kept_off)] = True
+        return mask
+
+    def cell(self, here: tuple[float, float]) -> int:
+        """Return the standable cell the player is on, or the nearest one within a few cells (-1: none)."""
+        assert self.walk is not None
+        grid, standable = self.live_grid.grid, self.walk.standable
+        cell = grid.cell_of(*here)
+        if standable[cell]:
+            return cell
+        i, j = cell % grid.nx, cell // grid.nx
+        best, best_d = -1, math.inf
+        for dj in range(-3, 4):
+            for di in range(-3, 4):
+                ii, jj = i + di, j + dj
+                if 0 <= ii < grid.nx and 0 <= jj < grid.ny:
+                    c = jj * grid.nx + ii
+                    d = math.hypot(grid.cx[c] - here[0], grid.cy[c] - here[1])
+                    if standable[c] and d < best_d:
+                        best, best_d = c, d
+        return best
+
+    def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the straight walk from a to b keeps to standable cells on one floor."""
+        walk = self.walk
+        if walk is None:
+            return False
+        grid = self.live_grid.grid
+        n = max(2, int(math.dist(a, b) / 8.0))
+        xs, ys = np.linspace(a[0], b[0], n), np.linspace(a[1], b[1], n)
+        i = np.clip(((xs - grid.x0) / 16).astype(int), 0, grid.nx - 1)
+        j = np.clip(((ys - grid.y0) / 16).astype(int), 0, grid.ny - 1)
+        cells = j * grid.nx + i
+        return bool(walk.standable[cells].all() and np.ptp(walk.floor[cells]) < 1)
+
+    # -- each decision ---------------------------------------------------------------------------------------
+
+    def act(self, obs: Observation, live: LiveMap, here: tuple[float, float], decision: int) -> Action:
+        """Return the next action toward the goal, or at it."""
+        self._decisions = decision
+        if self._last is not None:  # the speed along the view (a slide backward is no run to brake)
+            heading = math.radians(obs.angle)
+            dx, dy = here[0] - self._last[0], here[1] - self._last[1]
+            self._speed = dx * math.cos(heading) + dy * math.sin(heading)
+        self._last = here
+        if self._heights is not None:
+            stirred = (np.abs(live.floors - self._heights[0]) > 0.5) | (np.abs(live.ceilings - self._heights[1]) > 0.5)
+            if stirred.any():
+                self._moving = decision
+                self._moved_at[stirred] = decision
+        else:
+            self._moved_at = np.full(len(live.floors), -1_000_000)
+        self._heights = (live.floors, live.ceilings)
+        self._z, self._sector = obs.position[2], obs.sector
+        if not self._top:
+            self._top = {int(s): float(live.floors[s]) for s in np.flatnonzero(self.live_grid.lifts)}
+        goal = self.goal
+        if self._still.still(here):  # whatever it was doing, it has not moved: back off and sidestep
+            side = Action.STRAFE_LEFT if decision % 2 else Action.STRAFE_RIGHT
+            self._unstick = [*[Action.UP] * 4, *[side] * 6, *[Action.DOWN] * 6]
+            if goal is not None:
+                goal.stalls += 1
+        if self._unstick:
+            return self._unstick.pop()
+        if goal is None:
+            return Action.RIGHT
+        goal.decisions += 1
+        if goal.what is not None and self._done(goal, live):
+            self.goal = None
+            return Action.WAIT
+        return self._go(obs, live, here, self.goal or goal)
+
+    def _done(self, goal: Goal, live: LiveMap) -> bool:
+        """Return True when the goal's interaction is done (a key held, a switch or trigger that moved its sectors),
+        marking it so."""
+        item = goal.what
+        assert item is not None
+        if item.kind == "key":
+            if item.key in live.keys:
+                item.done = True
+                self.note(f"picked up {item.text}")
+                return True
+            return False
+        if goal.presses and goal.heights is not None and item.moves and moved(live, list(item.moves), *goal.heights):
+            item.done = not item.repeat
+            item.uses += 1
+            item.rest_until = self._decisions + REST
+            self.note(f"{item.text} set its sectors moving")
+            lifts = [s for s in item.moves if self.live_grid.lifts[s]]
+            if lifts:  # ride it: onto the lift once it is down, then up (or down) with it
+                ride = Goal(None, np.flatnonzero(np.isin(self.live_grid.sector, lifts)), RIDE)
+                ride.lifts, ride.below = tuple(lifts), self._z < max(self._top[s] for s in lifts) - MAX_STEP
+                ride.then, ride.source = item.opens, item
+                self.start(ride)
+                return False
+            if item.opens is not None:  # into the ground it opened (once the way is open)
+                self.start(Goal(None, item.opens, OPENED, source=item))
+                return False
+            return True
+        return False
+
+    def _go(self, obs: Observation, live: LiveMap, here: tuple[float, float], goal: Goal) -> Action:
+        walk = self.walk
+        assert walk is not None
+        if self._field is None or self._field_of != (walk.version, id(goal)):
+            self._field = walk.field_to(goal.cells)
+            self._field_of = (walk.version, id(goal))
+        dist, pred = self._field
+        start = self.cell(here)
+        to_go = float(dist[start]) if start >= 0 else math.inf
+        if to_go == 0.0 or self._at(goal, here):
+            return self._do(obs, live, here, goal)
+        if not math.isfinite(to_go):
+            if self._decisions - self._moving < 8 and goal.waited < MOTION_WAIT:
+                goal.waited += 1  # a lift on its way, a door opening: the way may open in a moment
+                return Action.WAIT
+            if goal.what is not None:
+                self.fail(goal.what, "no way there now")
+            elif goal.source is not None and goal.label in (OPENED, RIDE):
+                self.fail(goal.source, "done, but the ground it was to open is out of reach")
+            else:
+                self.goal = None
+            return Action.WAIT
+        unstick = self._watch.stalled(to_go, (id(goal), walk.version))
+        if unstick:
+            goal.stalls += 1
+            if goal.stalls >= STALLS:
+                self._keep_off(start, pred)
+                goal.stalls = 0
+            self._unstick = unstick
+            return self._unstick.pop()
+        return self._step(obs, live, here, start, pred)
+
+    def _at(self, goal: Goal, here: tuple[float, float]) -> bool:
+        """Return True where the goal's switch can be used from right here."""
+        item = goal.what
+        if item is None or not (item.kind == "switch" or (item.kind == "exit" and not self._walked(item))):
+            return False
+        return any(reaches(self.room_map, line, *here) for line in item.lines)
+
+    def _keep_off(self, start: int, pred: np.ndarray) -> None:
+        """Keep the walk off the cell a few steps ahead on its way for a while."""
+        cell, ahead = start, -1
+        for _ in range(3):
+            nxt = int(pred[cell]) if cell >= 0 else -1
+            if nxt < 0:
+                break
+            ahead = cell = nxt
+        if ahead >= 0:
+            self._kept_off[ahead] = self._decisions + KEEP_OFF
+            self.avoid_changed = True
+            x, y = self.live_grid.grid.centre(ahead)
+            self.note(f"kept off ({x:.0f}, {y:.0f}) for a while (stalled short of it)")
+
+    def _step(self, obs: Observation, live: LiveMap, here: tuple[float, float], start: int, pred: np.ndarray) -> Action:
+        """Walk along the field: head for the farthest cell in clear view, push doors, take teleporters."""
+        grid, lg = self.live_grid.grid, self.live_grid
+        path = [start]
+        while len(path) <= LOOK_AHEAD and pred[path[-1]] >= 0:
+            path.append(int(pred[path[-1]]))
+        target = path[min(1, len(path) - 1)]
+        for k in range(1, len(path)):
+            a, b = path[k - 1], path[k]
+            if math.dist(grid.centre(a), grid.centre(b)) > TELEPORT_JUMP:
+                if k == 1:
+                    line = next((ln for ln, cells, _dest in lg.teleports if a in cells), None)
+                    if line is not None:
+                        aim = across(self.room_map, line, *here, inset=0.2)
+                        return turn_toward(obs, aim, tolerance=20.0) or Action.UP
+                break
+            sec = int(lg.sector[b])
+            if lg.pushable_door[sec] and live.ceilings[sec] - live.floors[sec] < MIN_HEADROOM:
+                door = grid.centre(b)
+                if math.dist(here, door) < DOOR_REACH or k == 1:
+                    return turn_toward(obs, door, tolerance=12.0) or self._pacer.press_or(self._decisions, Action.UP)
+                break
+            if not self.clear(here, grid.centre(b)):
+                break
+            target = b
+        point = grid.centre(target)
+        if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
+            return Action.DOWN
+        return turn_toward(obs, point, tolerance=_tolerance(here, point)) or Action.UP
+
+    # -- at the goal -----------------------------------------------------------------------------------------
+
+    def _do(self, obs: Observation, live: LiveMap, here: tuple[float, float], goal: Goal) -> Action:
+        """At the goal: press, cross, shoot or touch it (a boss's place: look round for it)."""
+        item = goal.what
+        if item is None:
+            goal.waited += 1
+            if goal.label == RIDE:  # on the lift: stay on it until it has taken the walk up (or down)
+                ridden = self._ridden(goal, live)
+                if ridden or goal.waited > RIDE_WAIT:
+                    self.goal = Goal(None, goal.then, OPENED, source=goal.source) if goal.then is not None else None
+                    if self._sector not in goal.lifts and goal.source is not None:  # it left without the walk
+                        goal.source.rest_until = 0
+                        self.note(f"missed the lift of {goal.source.text}")
+                    else:
+                        self.note(
+                            f"rode the lift {'up' if goal.below else 'down'} ({goal.decisions} decisions)"
+                            + ("" if ridden else ", and it did not get there")
+                        )
+                return Action.WAIT
+            if goal.label != BOSS or goal.waited > BOSS_LOOK:
+                self.goal = None
+            return Action.RIGHT
+        if item.kind != "key" and goal.presses == 0:
+            # Before the first press (crossing, shot): wait for what it moves to stand still, and take the heights
+            # it stands at; a lift still coming back up is no sign of a press.
+            moves = list(item.moves)
+            settling = bool(moves) and self._decisions - int(self._moved_at[moves].max()) <= 2
+            # A lift is called when it rests at its top: one waiting below goes back up whatever is pressed.
+            away = any(self.live_grid.lifts[s] and live.floors[s] < self._top[s] - 1 for s in moves)
+            if (settling or away) and goal.settle < SETTLE_WAIT:
+                goal.settle += 1
+                return Action.WAIT
+            goal.heights = (live.floors, live.ceilings)
+        if item.kind == "key":
+            return turn_toward(obs, item.where, tolerance=10.0) or Action.UP
+        if item.kind == "walk" or (item.kind == "exit" and self._walked(item)):
+            return self._cross(obs, here, goal, item)
+        if item.kind == "shoot":
+            turn = turn_toward(obs, item.where, tolerance=4.0)
+            if turn is not None:
+                return turn
+            goal.presses += 1
+            if goal.presses > 8 * PRESSES:
+                item.uses += 1
+                self.fail(item, "shot and nothing moved")
+            return Action.FIRE
+        return self._press(obs, here, goal, item)
+
+    def _press(self, obs: Observation, here: tuple[float, float], goal: Goal, item: Interaction) -> Action:
+        """Face the nearest of the switch's lines within reach and press it; wait for its sectors to move."""
+        lines = [line for line in item.lines if reaches(self.room_map, line, *here)] or list(item.lines)
+        line = min(lines, key=lambda ln: math.dist(here, nearest_on_line(self.room_map, ln, *here)))
+        aim = nearest_on_line(self.room_map, line, *here, inset=AIM_INSET)
+        turn = turn_toward(obs, aim, tolerance=10.0)
+        if turn is not None:
+            return turn
+        goal.waited += 1
+        if goal.waited % PRESS_WAIT != 1:
+            return Action.WAIT if goal.waited % PRESS_WAIT > 2 else Action.UP
+        goal.presses += 1
+        item.uses += 1
+        if goal.presses > PRESSES:
+            self.fail(item, f"pressed {PRESSES} times and nothing moved")
+        return Action.USE
+
+    def _ridden(self, goal: Goal, live: LiveMap) -> bool:
+        """Return True once a lift ridden from below stands at its top, or one ridden from above at its bottom."""
+        lifts = list(goal.lifts)
+        floor = float(live.floors[lifts].max())
+        top = max(self._top[s] for s in lifts)
+        if self._decisions - int(self._moved_at[lifts].max()) <= 4:  # still on its way
+            return False
+        return floor >= top - 1 if goal.below else floor < top - MAX_STEP
+
+    def _walked(self, item: Interaction) -> bool:
+        return any(is_walked_exit(int(self.room_map.geometry.line_special[line])) for line in item.lines)
+
+    def _cross(self, obs: Observation, here: tuple[float, float], goal: Goal, item: Interaction) -> Action:
+        """Walk over the nearest of the item's lines; a crossing that moved nothing counts like a press."""
+        line = min(item.lines, key=lambda ln: math.dist(here, nearest_on_line(self.room_map, ln, *here)))
+        side = on_front(self.room_map, line, *here)
+        if goal.side is not None and side != goal.side:
+            item.uses += 1
+            goal.presses += 1
+            if not item.moves:
+                item.done = not item.repeat
+                self.goal = None
+                return Action.UP
+            if goal.presses > PRESSES:
+                self.fail(item, "crossed and nothing moved")
+                return Action.UP
+        goal.side = side
+        aim = across(self.room_map, line, *here, inset=0.15)
+        return turn_toward(obs, aim, tolerance=12.0) or Action.UP
+
+
+def moved(live: LiveMap, sectors: list[int] | None, floors: np.ndarray, ceilings: np.ndarray) -> bool:
+    """Return True when any of the sectors (None: any at all) stands more than MOVED from the given heights."""
+    if sectors is None:
+        return bool((np.abs(live.floors - floors) > 0.5).any() or (np.abs(live.ceilings - ceilings) > 0.5).any())
+    return bool(
+        (np.abs(live.floors[sectors] - floors[sectors]) > MOVED).any()
+        or (np.abs(live.ceilings[sectors] - ceilings[sectors]) > MOVED).any()
+    )
+
+
+def _tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:
+    """Return how far off the point ahead the walk may head before it turns: a turn key tapped once turns the view
+    only about 5 degrees (Doom turns slowly for its first 6 tics), so a far point is turned to less finely."""
+    return NEAR_TOLERANCE if math.dist(here, point) < 96.0 else FAR_TOLERANCE

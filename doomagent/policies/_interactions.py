@@ -1,0 +1,211 @@
+"""What a player can do on a map besides walking: press a switch, walk over a trigger line, shoot a target line, pick
+up a key, take the exit. Read from the WAD once per map; the explorer (`policies.explorer`) picks among them by what
+each would open, judged on the live grid.
+
+Lines with the same trigger, tag, effect and key act alike (a trigger line drawn in pieces across a corridor, two
+switches of one lift): they are one interaction, done from any of its lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from doomagent.env import _triggers, specials
+from doomagent.env._plan_world import KEY_NAMES
+from doomagent.env.geometry import MapGeometry
+from doomagent.env.rooms import RoomMap
+from doomagent.policies._use_spot import use_cells
+
+Kind = Literal["switch", "walk", "shoot", "key", "exit"]
+CROSS_DEPTH = 24.0  # cells this close to a walk-over line (on either side) are where it is crossed from
+KEY_REACH = 44.0  # cells this close to a key on both axes (the boxes touch within 36; the walk then presses on to it)
+SHOOT_RANGE = 768.0  # the farthest a target line is shot at from
+# Vanilla specials that can be set off again (WR, SR, GR); Boom's generalized ones say so in their lowest bit.
+REPEATABLE = frozenset(
+    {72, 73, 74, 75, 76, 77, 79, 80, 81, 82, 83, 84, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 105, 106}
+    | {107, 120, 126, 128, 129, 42, 43, 45, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 99, 114, 115, 116, 123}
+    | {132, 134, 136, 138, 139, 46}
+)
+
+
+@dataclass
+class Interaction:
+    """One thing to do on the map, the lines (or key) it is done at and the grid cells it is done from."""
+
+    kind: Kind
+    effect: str  # _triggers' effect (open, lift, stairs, none, exit) or "key"
+    lines: tuple[int, ...]  # its lines (none for a key)
+    where: tuple[float, float]  # a point of it (a line's middle, the key)
+    cells: np.ndarray  # the grid cells it is done from
+    moves: tuple[int, ...] = ()  # the sectors it sets moving
+    key: str | None = None  # the key it needs (a locked switch); for a key, the colour it gives
+    repeat: bool = False
+    text: str = ""
+    tries: int = 0  # walks to it begun
+    uses: int = 0  # times it was set off
+    failed: int = 0  # walks to it given up, or uses that moved nothing
+    done: bool = False  # set off and nothing more to gain from it (a key held, a one-shot trigger used)
+    rest_until: int = 0  # a repeatable one just set off is not chosen again before this decision
+    opens: np.ndarray | None = field(default=None, repr=False)  # cells of new ground it was chosen to open
+    sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
+    live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
+
+
+def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
+    """Return every interaction of the map: switches, trigger and target lines grouped by what they do, keys, exits
+    (teleporters and doors a player pushes are part of the live grid, not interactions)."""
+    g = room_map.geometry
+    tagged: dict[int, list[int]] = {}
+    for sec, tag in enumerate(g.sector_tag.tolist()):
+        if tag:
+            tagged.setdefault(tag, []).append(sec)
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for line, special in enumerate(g.line_special.tolist()):
+        kind = _triggers.classify(special)
+        if kind is None or kind.trigger == "push" or kind.effect in ("teleport", "line_teleport", "none"):
+            continue
+        if kind.effect in ("exit", "secret_exit"):
+            key: tuple[object, ...] = ("exit", kind.effect, kind.trigger, line)
+        else:
+            tag = int(g.line_tag[line])
+            if not tag:
+                continue  # a tagless switch or trigger acts on nothing a player needs
+            key = (kind.trigger, kind.effect, tag, kind.key, special in REPEATABLE or _generalized_repeat(special))
+        groups.setdefault(key, []).append(line)
+    out: list[Interaction] = []
+    for key, lines in groups.items():
+        first = lines[0]
+        kind = _triggers.classify(int(g.line_special[first]))
+        assert kind is not None
+        if key[0] == "exit":
+            if kind.effect == "secret_exit":
+                continue
+            trigger: Kind = "exit"
+        else:
+            trigger = {"switch": "switch", "walk": "walk", "shoot": "shoot"}[kind.trigger]  # type: ignore[assignment]
+        tag = int(g.line_tag[first])
+        moves = () if trigger == "exit" else tuple(_moved(g, kind.effect, tagged.get(tag, [])))
+        item = Interaction(
+            trigger,
+            kind.effect,
+            tuple(lines),
+            g.line_midpoint(first),
+            np.zeros(0, dtype=np.int64),
+            moves,
+            kind.key,
+            bool(key[-1]) if trigger != "exit" else False,
+            _text(trigger, kind, tag),
+        )
+        _place(room_map, item, kind.trigger)
+        if len(item.cells):
+            out.append(item)
+    out.extend(_keys(room_map, skill))
+    return out
+
+
+def _generalized_repeat(special: int) -> bool:
+    return 0x2F80 <= special < 0x8000 and bool(special & 1)
+
+
+def _text(trigger: Kind, kind: _triggers.Special, tag: int) -> str:
+    if trigger == "exit":
+        return "the exit line" if kind.trigger == "walk" else "the exit switch"
+    what = {
+        "open": "opens a door" if kind.door else "moves a floor",
+        "stairs": "raises stairs",
+        "lift": "lowers a lift",
+    }
+    locked = f"{kind.key}-key " if kind.key else ""
+    noun = {"switch": "switch", "walk": "trigger line", "shoot": "target"}[trigger]
+    return f"{locked}{noun} (tag {tag}) that {what.get(kind.effect, 'does nothing a player needs')}"
+
+
+def _moved(g: MapGeometry, effect: str, sectors: list[int]) -> list[int]:
+    """Return the sectors an effect moves: the tagged ones, and for stairs each step built on from them."""
+    if effect != "stairs":
+        return sectors
+    out = list(sectors)
+    for first in sectors:
+        sec, seen = first, {first}
+        while True:
+            nxt = None
+            for line in np.flatnonzero(g.line_front == sec).tolist():
+                b = int(g.line_back[line])
+                if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
+                    nxt = b
+                    break
+            if nxt is None:
+                break
+            seen.add(nxt)
+            out.append(nxt)
+            sec = nxt
+    return out
+
+
+def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
+    """Fill in the cells an interaction is done from: within use range in front of a switch, either side of a trigger
+    line, in clear view in front of a target line."""
+    grid = room_map.navgrid
+    if trigger == "switch":
+        item.cells = np.unique(np.concatenate([use_cells(room_map, line) for line in item.lines]))
+        return
+    if trigger == "walk":
+        front, back = [], []
+        for line in item.lines:
+            f, b = _line_sides(room_map, line, CROSS_DEPTH)
+            front.append(f)
+            back.append(b)
+        item.sides = (np.unique(np.concatenate(front)), np.unique(np.concatenate(back)))
+        item.cells = np.union1d(*item.sides)
+        return
+    cells = []
+    for line in item.lines:  # shoot: from in front of it, with nothing shut between (a shot flies as a use reaches)
+        mid = room_map.geometry.line_midpoint(line)
+        ahead, _ = _line_sides(room_map, line, SHOOT_RANGE)
+        for c in ahead[:: max(1, len(ahead) // 400)]:
+            if room_map.clear_use(grid.centre(int(c)), mid):
+                cells.append(int(c))
+    item.cells = np.array(sorted(set(cells)), dtype=np.int64)
+
+
+def _line_sides(room_map: RoomMap, line: int, depth: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return the walkable cells within `depth` of a line, beside its length, on its front side and on its back."""
+    g, grid = room_map.geometry, room_map.navgrid
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    dx, dy = bx - ax, by - ay
+    length = max(math.hypot(dx, dy), 1e-9)
+    px, py = grid.cx + 0.37, grid.cy + 0.29  # where each cell's sector was read (a centre may lie on the line)
+    t = ((px - ax) * dx + (py - ay) * dy) / (length * length)
+    side = ((px - ax) * dy - (py - ay) * dx) / length  # positive on the front side
+    beside = (t >= 0) & (t <= 1) & (np.abs(side) <= depth) & grid.walkable
+    return np.flatnonzero(beside & (side > 0)), np.flatnonzero(beside & (side < 0))
+
+
+def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
+    g, grid = room_map.geometry, room_map.navgrid
+    flag = specials.SKILL_FLAG.get(skill, specials.SKILL_FLAG[3])
+    out = []
+    for t in g.things:
+        ttype, flags = int(t["type"]), int(t["flags"])
+        colour = specials.KEY_THINGS.get(ttype)
+        if colour is None or not flags & flag or flags & specials.MULTIPLAYER_ONLY:
+            continue
+        x, y = float(t["x"]), float(t["y"])
+        # Doom picks a thing up when the player's box touches its box (16 + 20 units on each axis) from a floor at
+        # most 56 units under it or 8 over it: a key on a ledge is taken from the floor below (freedoom1 E1M2's red
+        # key, 32 units up in an alcove).
+        rise = float(g.sector_floor[g.sector_at(x, y)]) - grid.floor
+        cells = np.flatnonzero(
+            (np.abs(grid.cx - x) <= KEY_REACH)
+            & (np.abs(grid.cy - y) <= KEY_REACH)
+            & (rise <= 56)
+            & (rise >= -8)
+            & (grid.sector >= 0)
+        )
+        if len(cells):
+            out.append(Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}"))
+    return out

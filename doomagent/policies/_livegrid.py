@@ -1,0 +1,294 @@
+"""The walkable grid of a map as it stands now: built from the live sector heights (EnvConfig.live_map) and the keys
+held, so a door a switch opened, a floor that was lowered or stairs that rose are walkable the moment they are, and a
+lift that is up is a step too high until it comes down (its switch or trigger line is what the explorer goes for).
+
+A cell is standable where a player centred on it fits (Doom's P_CheckPosition): 56 units of headroom, no floor
+within a player's radius more than 24 units above its own, no wall or impassable line within that radius. A step
+between neighbouring cells climbs at most 24 units; drops are free. Doors a player pushes open (with the key their
+line needs) count as open, but are entered only from a cell that can push them: on the front side of one of their
+push lines and within use range (a door pushed from one face only is no way through from the other). Teleport lines
+lead from the cells on their front side to their destination.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import coo_matrix, csr_matrix
+
+from doomagent.env import _triggers, specials
+from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
+from doomagent.env.navgrid import CELL, HAZARD_COST, RADIUS, NavGrid
+from doomagent.env.rooms import RoomMap
+from doomagent.policies._obstacles import SOLID_THINGS
+
+PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within which it pushes it (use range 64)
+TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+@dataclass(frozen=True)
+class Walk:
+    """One build of the live grid: which cells a player can stand on, their floors, and the ways between them."""
+
+    standable: np.ndarray  # (cells,) bool
+    floor: np.ndarray  # (cells,) floor height under each cell
+    graph: csr_matrix  # from -> to, weights in map units
+    version: int
+
+    def reach(self, cell: int) -> np.ndarray:
+        """Return a mask of the cells reachable from `cell`."""
+        from scipy.sparse.csgraph import breadth_first_order
+
+        out = np.zeros(self.graph.shape[0], dtype=bool)
+        if cell < 0 or not self.standable[cell]:
+            return out
+        out[breadth_first_order(self.graph, cell, directed=True, return_predecessors=False)] = True
+        return out
+
+    def field_to(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return (walk from every cell to the nearest of `cells`, the next cell on that walk)."""
+        from scipy.sparse.csgraph import dijkstra
+
+        if not len(cells):
+            n = self.graph.shape[0]
+            return np.full(n, np.inf), np.full(n, -9999, dtype=np.int32)
+        dist, pred, _ = dijkstra(self.graph.T.tocsr(), indices=cells, min_only=True, return_predecessors=True)
+        return dist, pred
+
+
+class LiveGrid:
+    """The static parts of a map's live grid (cells, which sectors each cell's player would touch, doors, teleports),
+    and `build`, which makes a `Walk` from the heights now."""
+
+    def __init__(self, room_map: RoomMap, skill: int = 3) -> None:
+        grid, g = room_map.navgrid, room_map.geometry
+        self.room_map, self.grid, self.geometry = room_map, grid, g
+        self.n = len(grid.cx)
+        self.sector = grid.sector
+        self.inside = grid.sector >= 0
+        self._sec = np.maximum(grid.sector, 0)
+        self.hard, self._rows, self._touched = _touches(grid, g)
+        self._starts = np.flatnonzero(np.diff(np.concatenate([[-1], self._rows])) != 0)  # first entry of each row
+        self._row_cells = self._rows[self._starts]
+        self.things = _things_mask(room_map, skill)
+        self.lifts = np.zeros(g.n_sectors, dtype=bool)
+        self.lifts[list(g.lifts)] = True
+        self.push_lines = _push_lines(g)  # line -> (door sector, key)
+        self.pushable_door = np.zeros(g.n_sectors, dtype=bool)
+        self.pushable_door[[d for d, _k in self.push_lines.values()]] = True
+        self._entries = {line: _entry_cells(grid, g, line, door) for line, (door, _k) in self.push_lines.items()}
+        front, back = g.line_front.astype(np.int64), g.line_back.astype(np.int64)
+        self._beside: dict[int, np.ndarray] = {}  # sector -> the sectors round it (filled as asked)
+        self._door_sides: dict[int, np.ndarray] = {}  # door sector -> the sectors round it
+        for door in np.flatnonzero(self.pushable_door).tolist():
+            others = np.concatenate([back[(front == door) & (back >= 0)], front[(back == door) & (front >= 0)]])
+            self._door_sides[door] = others[others != door]
+        self.teleports = _teleports(grid, g)
+        self._pairs = _neighbour_pairs(grid.nx, grid.ny)
+        self._version = 0
+
+    def lowest_beside(self, sector: int, floors: np.ndarray) -> float:
+        """Return the lowest floor next to a sector (where a lift goes down to), its own when none is lower."""
+        others = self._beside.get(sector)
+        if others is None:
+            g = self.geometry
+            f, b = g.line_front.astype(np.int64), g.line_back.astype(np.int64)
+            found = np.concatenate([b[(f == sector) & (b >= 0)], f[(b == sector) & (f >= 0)]])
+            others = self._beside[sector] = found[found != sector]
+        return float(min(floors[sector], floors[others].min())) if len(others) else float(floors[sector])
+
+    def door_open_ceiling(self, ceilings: np.ndarray) -> np.ndarray:
+        """Return each sector's ceiling with the pushable doors open: 4 under the lowest ceiling round them."""
+        out = ceilings.copy()
+        for door, others in self._door_sides.items():
+            if len(others):
+                out[door] = max(out[door], float(ceilings[others].min()) - 4.0)
+        return out
+
+    def build(
+        self,
+        floors: np.ndarray,
+        ceilings: np.ndarray,
+        keys: frozenset[str],
+        *,
+        movers: frozenset[int] = frozenset(),
+        avoid: np.ndarray | None = None,
+    ) -> Walk:
+        """Return the grid as it stands with these heights and keys; `movers`: sectors taken to move out of the way
+        (what a trigger not yet set off would do), `avoid`: cells kept off."""
+        pushable = np.zeros_like(self.pushable_door)
+        entry = np.full(self.n, -1, dtype=np.int64)
+        for line, (door, key) in self.push_lines.items():
+            if key is None or key in keys:
+                pushable[door] = True
+                entry[self._entries[line]] = door
+        closed_push = pushable & (ceilings - floors < MIN_HEADROOM)
+        soft = np.zeros_like(self.lifts)
+        soft[list(movers)] = True
+        ceil = np.where(closed_push, self.door_open_ceiling(ceilings), ceilings)
+        sec = self._sec
+        # What a player centred on each cell stands on and under: the highest floor and lowest ceiling of the
+        # sectors within its radius (a mover's are left out: it moves out of the way).
+        touched = self._touched
+        mover = soft[touched]
+        top = np.maximum.reduceat(np.where(mover, -np.inf, floors[touched]), self._starts)
+        low = np.minimum.reduceat(np.where(mover, np.inf, ceil[touched]), self._starts)
+        floor = floors[sec].astype(np.float64)
+        roof = ceil[sec].astype(np.float64)
+        floor[self._row_cells] = np.maximum(floor[self._row_cells], top)
+        roof[self._row_cells] = np.minimum(roof[self._row_cells], low)
+        mover_cell = soft[sec]
+        standable = self.inside & ~self.hard & ~self.things & ((roof - floor >= MIN_HEADROOM) | mover_cell)
+        if avoid is not None:
+            standable &= ~avoid
+        # A closed door's region: its cells, and the cells touching it that do not push it (the strips round a door
+        # in pieces are no way past it while it is shut). It is entered only from a cell that pushes it.
+        door_cell = np.where(closed_push[sec] & self.inside, sec, -1)
+        shut = closed_push[touched]
+        cells_t, doors_t = self._rows[shut], touched[shut]
+        beside = entry[cells_t] != doors_t
+        door_cell[cells_t[beside]] = doors_t[beside]
+        rows, cols, weights = [], [], []
+        hazard = self.grid.hazard
+        for (src, dst), step in self._pairs:
+            ok = standable[src] & standable[dst]
+            s, d = src[ok], dst[ok]
+            for a, b in ((s, d), (d, s)):
+                fine = (floor[b] - floor[a] <= MAX_STEP) | mover_cell[a] | mover_cell[b]
+                # Into a closed door from outside it: only from a cell that pushes it.
+                into = door_cell[b] >= 0
+                fine &= ~into | (door_cell[a] == door_cell[b]) | (entry[a] == door_cell[b])
+                rows.append(a[fine])
+                cols.append(b[fine])
+                weights.append(np.where(hazard[b[fine]], step * HAZARD_COST, step))
+        for _line, src_cells, dest in self.teleports:
+            src_ok = src_cells[standable[src_cells]]
+            if standable[dest] and len(src_ok):
+                rows.append(src_ok)
+                cols.append(np.full(len(src_ok), dest))
+                weights.append(np.full(len(src_ok), CELL))
+        self._version += 1
+        graph = coo_matrix(
+            (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n)
+        ).tocsr()
+        return Walk(standable, floor, graph, self._version)
+
+
+def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (per cell: a wall or impassable line lies within a player's radius of its centre; then, sorted by
+    cell, the cells and the sectors across the two-sided lines within that radius: what a player there touches)."""
+    hard = np.zeros(len(grid.cx), dtype=bool)
+    rows, touched = [], []
+    ends = zip(g.vertices[g.line_v[:, 0]], g.vertices[g.line_v[:, 1]], strict=True)
+    front, back = g.line_front, g.line_back
+    for line, ((ax, ay), (bx, by)) in enumerate(ends):
+        i0 = max(0, math.floor((min(ax, bx) - RADIUS - grid.x0) / CELL - 0.5))
+        i1 = min(grid.nx - 1, math.ceil((max(ax, bx) + RADIUS - grid.x0) / CELL - 0.5))
+        j0 = max(0, math.floor((min(ay, by) - RADIUS - grid.y0) / CELL - 0.5))
+        j1 = min(grid.ny - 1, math.ceil((max(ay, by) + RADIUS - grid.y0) / CELL - 0.5))
+        if i0 > i1 or j0 > j1:
+            continue
+        cells = (np.arange(j0, j1 + 1)[:, None] * grid.nx + np.arange(i0, i1 + 1)[None, :]).ravel()
+        px, py = grid.cx[cells], grid.cy[cells]
+        dx, dy = bx - ax, by - ay
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
+        near = cells[np.hypot(ax + t * dx - px, ay + t * dy - py) < RADIUS]
+        if front[line] < 0 or back[line] < 0 or g.line_flags[line] & ML_BLOCKING:
+            hard[near] = True
+            continue
+        rows += [near, near]
+        touched += [np.full(len(near), int(front[line])), np.full(len(near), int(back[line]))]
+    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    s = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int64)
+    order = np.argsort(r, kind="stable")
+    return hard, r[order], s[order]
+
+
+def _things_mask(room_map: RoomMap, skill: int) -> np.ndarray:
+    """Return the cells a solid thing (barrel, pillar, tree) stands too close to for a player."""
+    g, grid = room_map.geometry, room_map.navgrid
+    flag = specials.SKILL_FLAG.get(skill, specials.SKILL_FLAG[3])
+    rows = [
+        t
+        for t in g.things
+        if int(t["type"]) in SOLID_THINGS and t["flags"] & flag and not t["flags"] & specials.MULTIPLAYER_ONLY
+    ]
+    if not rows:
+        return np.zeros(len(grid.cx), dtype=bool)
+    centres = np.array([(float(t["x"]), float(t["y"])) for t in rows])
+    radii = np.array([SOLID_THINGS[int(t["type"])] for t in rows])
+    return grid.things_mask(centres, radii)
+
+
+def _push_lines(g: MapGeometry) -> dict[int, tuple[int, str | None]]:
+    """Return the lines a player pushes to open the door behind them: line -> (door sector, key it needs)."""
+    out: dict[int, tuple[int, str | None]] = {}
+    for line, special in enumerate(g.line_special.tolist()):
+        action = specials.door_action(special)
+        if action is not None and action[0] == "manual" and g.line_back[line] >= 0:
+            out[line] = (int(g.line_back[line]), action[1])
+    return out
+
+
+def _entry_cells(grid: NavGrid, g: MapGeometry, line: int, door: int) -> np.ndarray:
+    """Return the cells that push the door of `line`: on its front side, within reach, not in the door."""
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    box = (
+        (grid.cx >= min(ax, bx) - PUSH_REACH)
+        & (grid.cx <= max(ax, bx) + PUSH_REACH)
+        & (grid.cy >= min(ay, by) - PUSH_REACH)
+        & (grid.cy <= max(ay, by) + PUSH_REACH)
+        & (grid.sector != door)
+    )
+    cells = np.flatnonzero(box)
+    # The point each cell's sector was read at (a hair off its centre, see NavGrid): a centre on the line itself
+    # is on the side its sector is.
+    px, py = grid.cx[cells] + 0.37, grid.cy[cells] + 0.29
+    dx, dy = bx - ax, by - ay
+    t = np.clip(((px - ax) * dx + (py - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
+    near = np.hypot(ax + t * dx - px, ay + t * dy - py) <= PUSH_REACH
+    front = (px - ax) * dy - (py - ay) * dx > 0
+    return cells[near & front]
+
+
+def _teleports(grid: NavGrid, g: MapGeometry) -> list[tuple[int, np.ndarray, int]]:
+    """Return, per teleport line: the line, the cells on its front side that step over it, the destination's cell."""
+    tagged: dict[int, int] = {}
+    for t in g.things[g.things["type"] == _triggers.TELEPORT_DESTINATION]:
+        x, y = float(t["x"]), float(t["y"])
+        tag = int(g.sector_tag[g.sector_at(x, y)])
+        if tag and tag not in tagged:
+            cell = grid.nearest_walkable(x, y, reach=2)
+            tagged[tag] = -1 if cell is None else int(cell)
+    out = []
+    for line, special in enumerate(g.line_special.tolist()):
+        kind = _triggers.classify(special)
+        if kind is None or kind.effect != "teleport" or kind.trigger != "walk":
+            continue
+        dest = tagged.get(int(g.line_tag[line]), -1)
+        if dest < 0:
+            continue
+        (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+        dx, dy = bx - ax, by - ay
+        length2 = max(dx * dx + dy * dy, 1e-9)
+        px, py = grid.cx, grid.cy
+        t = ((px - ax) * dx + (py - ay) * dy) / length2
+        side = ((px - ax) * dy - (py - ay) * dx) / math.sqrt(length2)  # distance, positive on the front side
+        cells = np.flatnonzero((t > 0.05) & (t < 0.95) & (side > 0) & (side <= TELEPORT_DEPTH))
+        if len(cells):
+            out.append((line, cells, dest))
+    return out
+
+
+def _neighbour_pairs(nx: int, ny: int) -> list[tuple[tuple[np.ndarray, np.ndarray], float]]:
+    """Return each direction's (cells, their neighbours) arrays and the step's length."""
+    idx = np.arange(nx * ny).reshape(ny, nx)
+    out = []
+    for dj, di in _DIRECTIONS:
+        src = idx[max(0, -dj) : ny - max(0, dj), max(0, -di) : nx - max(0, di)].ravel()
+        dst = idx[max(0, dj) : ny + min(0, dj) or None, max(0, di) : nx + min(0, di) or None].ravel()
+        out.append(((src, dst), CELL * math.hypot(di, dj)))
+    return out

@@ -1,0 +1,498 @@
+"""Finish a map the way a player who has never seen it would: walk to the exit when the way is open; when it is not,
+do the thing that opens the most ground (press a switch, walk over a trigger line, shoot a target, fetch a key),
+judged on the live grid (`_livegrid`: the map as its heights stand now), and look again.
+
+Each decision reads the live map (EnvConfig.live_map): a door a switch opened, a lift that came down or stairs that
+rose count the moment they do. To choose, the explorer asks of each interaction within reach (`_interactions`) what
+would become reachable were the sectors it moves out of the way (a key: were its doors open): one that opens a way to
+the exit goes first, then one that opens new ground, then a key, then one not yet tried; with nothing left, it walks
+to ground it has not seen, and tries again what failed. An interaction that moved nothing, or whose spot could not be
+reached, is tried once more and then left. The walk itself is `_explore_walk.Walker`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from doomagent.env import _triggers
+from doomagent.env.actions import Action
+from doomagent.env.observation import WEAPON_AMMO, Hud, LiveMap, Observation
+from doomagent.env.progression import ProgressionPlan
+from doomagent.env.rooms import RoomMap
+from doomagent.env.specials import MULTIPLAYER_ONLY, SKILL_FLAG, is_walked_exit
+from doomagent.errors import ConfigError
+from doomagent.policies._explore_walk import BOSS, Goal, Walker, moved
+from doomagent.policies._interactions import Interaction, interactions
+from doomagent.policies._livegrid import LiveGrid, Walk
+from doomagent.policies._supplies import Supplies
+from doomagent.policies.grid import DETOURS
+
+REBUILD_EVERY = 6  # decisions between rebuilds of the live grid while something moves
+MIN_GAIN = 24  # cells an interaction must open to count as opening new ground
+ITEM_GAIN = 60  # cells an interaction not yet done that comes within reach counts as
+TRIES = 2  # failures before an interaction is left alone (until everything else has been tried)
+GOAL_CAP = 1200  # decisions spent on one walk to an interaction before it counts as failed
+LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before choosing afresh
+UNSEEN_BEYOND = 160.0  # map units: unseen ground nearer than this is not worth a walk of its own
+SEEN_WALK = 320.0  # map units along the grid from the player within which ground counts as seen
+SEEN_EVERY = 4  # decisions between updates of the ground seen
+SUPPLY_REACH = 1800.0  # the longest walk along the grid worth making for a supply the player is short of
+DETOUR = {"armor": 700.0, "health": 500.0}  # the longest walk worth making for one it is not short of
+RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
+BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
+BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
+
+
+@dataclass
+class Explorer:
+    """Finish a map by the live grid: walk to the exit, or do what opens the way to it."""
+
+    room_map: RoomMap
+    live_grid: LiveGrid
+    items: list[Interaction]
+    bosses: frozenset[str] = frozenset()  # engine class names whose deaths the map waits for
+    skill: int = 3  # which things are on the map (supplies)
+    god: bool = False  # takes no damage: health and armor are worth nothing
+    steps: list[Interaction] = field(default_factory=list)  # the progression plan's interactions, in its order
+    log: list[str] = field(default_factory=list)  # what was chosen and why, what failed
+    walker: Walker = field(init=False)
+    _walk: Walk | None = None
+    _built_from: tuple[np.ndarray, np.ndarray, frozenset[str]] | None = None
+    _built_at: int = -1_000_000
+    _decisions: int = 0
+    _seen: np.ndarray | None = None  # cells the player has walked near
+    _whatif: dict[tuple[int, int], tuple[int, bool, np.ndarray | None]] = field(default_factory=dict)
+    _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
+    _shared: dict[tuple[int, ...], int] = field(default_factory=dict)  # moved sectors -> interactions moving them
+    _wanders: int = 0
+    _detours: list[tuple[int, str]] | None = None  # items worth their detour on the way to the exit, planned once
+    supplies: Supplies = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.walker = Walker(self.room_map, self.live_grid, self._note)
+        self.supplies = Supplies(self.room_map, self.skill)
+        for item in self.items:
+            if item.moves:
+                self._shared[item.moves] = self._shared.get(item.moves, 0) + 1
+
+    @classmethod
+    def for_map(
+        cls, room_map: RoomMap, *, skill: int = 3, plan: ProgressionPlan | None = None, god: bool = False
+    ) -> Explorer:
+        """Return an explorer for the map (reading its interactions and building its grid takes about a second);
+        with the map's progression plan, its steps go first wherever they can be done."""
+        g = room_map.geometry
+        bosses = frozenset(
+            BOSS_CLASSES[ttype]
+            for pattern, ttype, _name, _tag in _triggers.BOSS_DEATHS
+            if g.name.upper() == pattern and ttype in g.things["type"].tolist()
+        )
+        items = interactions(room_map, skill=skill)
+        explorer = cls(room_map, LiveGrid(room_map, skill), items, bosses, skill=skill, god=god)
+        if plan is not None:
+            explorer.steps = _plan_steps(plan, items)
+        return explorer
+
+    def ends(self, plan: ProgressionPlan | None) -> bool:
+        """Return True when the map can be finished as far as the explorer knows: an exit to take, a boss whose
+        death ends it, or a plan."""
+        return plan is not None or any(i.kind == "exit" for i in self.items) or bool(self.bosses)
+
+    def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the straight walk from a to b keeps to standable ground (see Walker.clear)."""
+        return self.walker.clear(a, b)
+
+    # -- the live grid ---------------------------------------------------------------------------------------
+
+    def _update(self, live: LiveMap) -> None:
+        """Rebuild the walk when the map has moved (at most every REBUILD_EVERY decisions), a key was picked up or
+        the cells kept off changed."""
+        built = self._built_from
+        if built is not None and not self.walker.avoid_changed:
+            floors, ceilings, keys = built
+            still = not moved(live, None, floors, ceilings)
+            if keys == live.keys and (still or self._decisions - self._built_at < REBUILD_EVERY):
+                return
+        self._walk = self.live_grid.build(
+            live.floors, live.ceilings, live.keys, avoid=self.walker.avoid(self._decisions)
+        )
+        self.walker.walk = self._walk
+        self._built_from = (live.floors.copy(), live.ceilings.copy(), live.keys)
+        self._built_at = self._decisions
+        self._whatif.clear()
+
+    # -- acting ----------------------------------------------------------------------------------------------
+
+    def act(self, obs: Observation) -> Action:
+        """Return the next action toward the current goal (choosing one when there is none)."""
+        live = obs.live
+        if live is None:
+            raise ConfigError(
+                "the explorer reads the live map, which this environment does not report",
+                hint="create the environment with EnvConfig(live_map=True)",
+            )
+        self._decisions += 1
+        here = (obs.position[0], obs.position[1])
+        if self._start is None:
+            self._start = (live.floors.copy(), live.ceilings.copy())
+        self._update(live)
+        self._mark_seen(here)
+        walker = self.walker
+        goal = walker.goal
+        expired = goal is not None and goal.decisions > (GOAL_CAP if goal.what is not None else LOOK_CAP)
+        if expired and goal is not None and goal.what is not None:
+            walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
+        hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal.what is not None
+        if goal is None or expired or (hurt and self._short(obs.hud)):
+            self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
+        return walker.act(obs, live, here, self._decisions)
+
+    def _short(self, hud: Hud) -> bool:
+        """Return True when the player has run short of health or of ammo (worth breaking off a walk for)."""
+        return bool(self.supplies.wanted(hud, WEAPON_AMMO.get(hud.weapon)) & {"health", *hud.ammo})
+
+    # -- choosing --------------------------------------------------------------------------------------------
+
+    def _think(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
+        """Choose the next goal (see the module's docstring)."""
+        walk = self._walk
+        assert walk is not None
+        from scipy.sparse.csgraph import dijkstra
+
+        start = self.walker.cell(here)
+        reach = walk.reach(start) if start >= 0 else np.zeros(walk.standable.shape, dtype=bool)
+        dist = dijkstra(walk.graph, indices=[start], min_only=True) if start >= 0 else np.full(len(reach), np.inf)
+
+        def near(cells: np.ndarray) -> float:
+            return float(dist[cells].min()) if len(cells) else math.inf
+
+        self._set_off_already(live)
+        open_items = [i for i in self.items if self._open(i, live)]
+        for item in open_items:
+            item.live_cells = self._crossings(item) if self._crossed(item) else item.cells
+        if self._detours is None:
+            self._detours = self._plan_detours(live, dist, open_items) if not self.god else []
+        if self._detours:
+            cell, label = self._detours.pop(0)
+            self.walker.start(Goal(None, np.array([cell]), label))
+            self._note(f"detour for {label}")
+            return
+        supply = self._supply(hud, dist)  # a supply short of, or one worth a short detour, first: it keeps it alive
+        if supply is not None:
+            self.walker.start(supply)
+            self._note(f"fetch {supply.label}")
+            return
+        exits = [(near(i.live_cells), i) for i in open_items if i.kind == "exit"]
+        exits = [e for e in exits if math.isfinite(e[0])]
+        if exits:
+            self._choose(min(exits, key=lambda e: e[0])[1], "the exit is open")
+            return
+        # The plan's first step not yet set off (a lift's switch, used once, is passed even though it may be used
+        # again).
+        step = next((i for i in self.steps if i.uses == 0 and self._open(i, live)), None)
+        if step is not None and math.isfinite(near(step.live_cells)):
+            self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
+            return
+        boss = self._boss_goal(live, reach)
+        if boss is not None:
+            self.walker.start(boss)
+            self._note(f"walk to {boss.label}")
+            return
+        scored = []
+        for item in open_items:
+            if item.kind == "exit":
+                continue
+            d = near(item.live_cells)
+            if math.isfinite(d):
+                scored.append((d, *self._gain(item, live, reach, start), item))
+        order = (
+            [s for s in scored if s[2]],
+            [s for s in scored if s[1] >= MIN_GAIN],
+            [s for s in scored if s[3].kind == "key"],
+        )
+        if self._pick(order, ("it opens the way to the exit", "it opens new ground", "a key")):
+            return
+        # The map's interactions are all known: one not tried yet is worth more than ground not seen yet (which
+        # holds nothing the WAD does not show), and that is only walked to when nothing is left to try.
+        if self._pick(([s for s in scored if s[3].uses == 0],), ("not tried yet",)):
+            return
+        look = self._unseen(reach, dist)
+        if look is not None:
+            self.walker.start(Goal(None, look, "ground not seen yet"))
+            self._note("look at ground not seen yet")
+            return
+        self._wander(reach, dist)
+
+    def _pick(self, groups: tuple[list[tuple[float, int, bool, Interaction]], ...], reasons: tuple[str, ...]) -> bool:
+        """Choose from the first group that has any (nearest first, larger gains as if nearer); False: none."""
+        for group, reason in zip(groups, reasons, strict=True):
+            if group:
+                d, gain, _f, item = min(group, key=lambda s: (s[0] - 8.0 * min(s[1], 400), s[0]))
+                self._choose(item, f"{reason} ({gain} cells, {d:.0f} units away)")
+                return True
+        return False
+
+    def _supply(self, hud: Hud, dist: np.ndarray) -> Goal | None:
+        """Return a walk to the nearest supply the player is short of (a weapon it lacks, ammo for its weapons when
+        low or out, health or armor when hurt) within SUPPLY_REACH along the grid, or None."""
+        kinds = self.supplies.wanted(hud, WEAPON_AMMO.get(hud.weapon))
+        if hud.weapon_ammo == 0:  # the fist: ammo for any gun it owns
+            kinds |= {WEAPON_AMMO[w] for w in hud.weapons if w in WEAPON_AMMO}
+        if self.god:
+            kinds -= {"health", "armor"}
+        reach = dict.fromkeys(kinds, SUPPLY_REACH)
+        if not self.god:  # worth a short detour while not short of them: armor, and health once hurt
+            reach |= {k: DETOUR[k] for k in ("armor", "health") if k not in kinds and self._worth(k, hud)}
+        if not reach:
+            return None
+        if not any(hud.ammo.get(WEAPON_AMMO[w], 0) for w in hud.weapons if w in WEAPON_AMMO):
+            reach |= {k: math.inf for k in kinds if k in hud.ammo}  # with nothing to shoot, any ammo is worth it
+        near = [(float(dist[s.cell]), s) for s in self.supplies.items if s.kind in reach]
+        near = [(d, s) for d, s in near if math.isfinite(d) and d <= reach[s.kind]]
+        if not near:
+            return None
+        _d, best = min(near, key=lambda n: n[0])
+        self.supplies.items.remove(best)  # one walk to each: taken, or not to be had
+        return Goal(None, np.array([best.cell]), f"the {best.kind} at ({best.where[0]:.0f}, {best.where[1]:.0f})")
+
+    def _plan_detours(self, live: LiveMap, dist: np.ndarray, open_items: list[Interaction]) -> list[tuple[int, str]]:
+        """Return, where the exit is within reach from the start, the items worth their detour on the way (armor,
+        weapons, medikits, ammo boxes: see grid.DETOURS), farthest from the exit first."""
+        exits = [i for i in open_items if i.kind == "exit" and len(i.live_cells)]
+        if not exits or self._walk is None:
+            return []
+        to_exit, _ = self._walk.field_to(np.concatenate([i.live_cells for i in exits]))
+        start = float(to_exit[int(np.argmin(dist))])  # the player's own cell is at distance 0
+        if not math.isfinite(start):
+            return []
+        g, grid = self.room_map.geometry, self.live_grid.grid
+        flag = SKILL_FLAG.get(self.skill, SKILL_FLAG[3])
+        out = []
+        for t in g.things:
+            budget = DETOURS.get(int(t["type"]))
+            if budget is None or not t["flags"] & flag or t["flags"] & MULTIPLAYER_ONLY:
+                continue
+            cell = grid.cell_of(float(t["x"]), float(t["y"]))
+            detour = float(dist[cell]) + float(to_exit[cell]) - start
+            if math.isfinite(detour) and detour <= budget:
+                out.append((float(to_exit[cell]), cell, f"the item at ({float(t['x']):.0f}, {float(t['y']):.0f})"))
+        return [(cell, label) for _d, cell, label in sorted(out, key=lambda o: -o[0])]
+
+    @staticmethod
+    def _worth(kind: str, hud: Hud) -> bool:
+        return hud.armor < 100 if kind == "armor" else hud.health < 80
+
+    def _open(self, item: Interaction, live: LiveMap) -> bool:
+        """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
+        if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
+            return False
+        return item.kind == "key" or item.key is None or item.key in live.keys
+
+    def _wander(self, reach: np.ndarray, dist: np.ndarray) -> None:
+        """With nothing left to try and all ground within reach seen: try again what failed, after a walk somewhere
+        far (a walk never stands still)."""
+        for item in self.items:
+            item.failed = 0
+        self._wanders += 1
+        cells = np.flatnonzero(reach & np.isfinite(dist))
+        if len(cells):
+            far = cells[dist[cells] >= np.quantile(dist[cells], 0.75)]
+            target = int(far[(self._wanders * 7919) % len(far)])
+            self.walker.start(Goal(None, np.array([target]), "somewhere far"))
+        self._note("everything tried: try the failed ones again after a walk somewhere far")
+
+    def _choose(self, item: Interaction, why: str) -> None:
+        item.tries += 1
+        self.walker.start(Goal(item, item.live_cells, item.text))
+        self._note(f"go for {item.text}: {why}")
+
+    def _note(self, text: str) -> None:
+        self.log.append(f"{self._decisions}: {text}")
+
+    def _crossed(self, item: Interaction) -> bool:
+        """Return True for an interaction done by walking over its line (a trigger, a walked exit)."""
+        g = self.room_map.geometry
+        return item.kind == "walk" or (item.kind == "exit" and is_walked_exit(int(g.line_special[item.lines[0]])))
+
+    def _crossings(self, item: Interaction) -> np.ndarray:
+        """Return the cells a line walked over is crossed from now: beside it, with a step over it to a cell on its
+        other side (a trigger on the edge of a ledge is crossed from the top only)."""
+        walk = self._walk
+        assert walk is not None
+        front, back = item.sides
+        out = []
+        for a, b in ((front, back), (back, front)):
+            if len(a) and len(b):
+                steps = walk.graph[a][:, b]
+                out.append(a[np.diff(steps.indptr) > 0])
+        return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+
+    def _set_off_already(self, live: LiveMap) -> None:
+        """Mark done the one-shot interactions whose sectors have moved since the map began (a trigger line crossed
+        on the way somewhere else): doing them again moves nothing. Only where no other interaction shares the
+        sectors (that one may have moved them)."""
+        assert self._start is not None
+        floors, ceilings = self._start
+        for item in self.items:
+            if item.done or item.repeat or not item.moves or self._shared.get(item.moves, 0) > 1:
+                continue
+            if moved(live, list(item.moves), floors, ceilings):
+                item.done = True
+                self._note(f"{item.text} was set off already")
+
+    def _gain(self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int) -> tuple[int, bool]:
+        """Return (cells of new ground it would open, whether an exit would come within reach) were the interaction
+        done; the new ground's cells are kept on the interaction (`opens`), for the walk there afterwards."""
+        key = (id(item), int(reach.sum()))
+        if key not in self._whatif:
+            self._whatif[key] = self._what_if(item, live, reach, start)
+        gain, finishes, opens = self._whatif[key]
+        item.opens = opens
+        return gain, finishes
+
+    def _what_if(
+        self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int
+    ) -> tuple[int, bool, np.ndarray | None]:
+        keys, movers = live.keys, frozenset(item.moves)
+        if item.kind == "key" and item.key is not None:
+            keys = keys | {item.key}
+        elif not movers:
+            return 0, False, None
+        if not self._touches(item, reach):
+            return 0, False, None
+        after = self._reach_after(item, live, keys, movers, start)
+        opened = after & ~reach
+        # New ground is ground not seen yet, and the interactions not yet done that come within reach: going back to
+        # where the walk has been is no gain (a lift ridden up and down for ever).
+        fresh = opened & ~self._seen if self._seen is not None else opened
+        fresh &= ~np.isin(self.live_grid.sector, item.moves)  # what it moves is the way there, not the ground
+        # Ground it opened before was walked then: only what is still to do there counts again (else a lift is
+        # ridden to and fro for the corners of each side not seen yet).
+        gain = int(fresh.sum()) if item.uses == 0 else 0
+        for other in self.items:  # what is still to do there: a key, a switch or trigger that opens more, an exit
+            if other is item or other.done or other.uses or other.effect == "lift" or not len(other.cells):
+                continue
+            if opened[other.cells].any() and not reach[other.cells].any():
+                gain += ITEM_GAIN
+        finishes = any(
+            len(i.cells) and after[i.cells].any()
+            for i in self.items
+            if i.kind == "exit" and (i.key is None or i.key in keys)
+        )
+        return gain, finishes, np.flatnonzero(fresh) if gain else None
+
+    def _reach_after(
+        self, item: Interaction, live: LiveMap, keys: frozenset[str], movers: frozenset[int], start: int
+    ) -> np.ndarray:
+        """Return the cells reachable were the interaction done. A lift stops at two heights only, its top and the
+        lowest floor beside it: the ground reachable with it at either, and from it at either (it is ridden between
+        them); anything else it moves is taken to move out of the way (a door up, a floor to where it is needed)."""
+        lg, avoid = self.live_grid, self.walker.avoid(self._decisions)
+        lifts = [s for s in movers if lg.lifts[s]]
+        if not lifts:
+            return lg.build(live.floors, live.ceilings, keys, movers=movers, avoid=avoid).reach(start)
+        assert self._start is not None
+        others = movers.difference(lifts)
+        top, bottom = live.floors.copy(), live.floors.copy()
+        for sec in lifts:
+            top[sec] = max(float(live.floors[sec]), float(self._start[0][sec]))
+            bottom[sec] = lg.lowest_beside(sec, live.floors)
+        walks = [lg.build(f, live.ceilings, keys, movers=others, avoid=avoid) for f in (top, bottom)]
+        after = walks[0].reach(start) | walks[1].reach(start)
+        on_lift = np.flatnonzero(np.isin(lg.sector, lifts) & after)
+        for walk in walks:
+            aboard = on_lift[walk.standable[on_lift]]
+            if len(aboard):
+                after |= walk.reach(int(aboard[0]))
+        return after
+
+    def _touches(self, item: Interaction, reach: np.ndarray) -> bool:
+        """Return True when what the interaction moves (or, for a key, a door it opens) lies next to reachable
+        ground: only then can doing it open any (a cheap test before a what-if build)."""
+        lg = self.live_grid
+        if item.kind == "key":
+            sectors = [d for _line, (d, k) in lg.push_lines.items() if k == item.key]
+        else:
+            sectors = list(item.moves)
+        if not sectors:
+            return False
+        grown = _dilate(reach, lg.grid.nx, lg.grid.ny, 2)
+        return bool((np.isin(lg.sector, sectors) & grown).any())
+
+    def _boss_goal(self, live: LiveMap, reach: np.ndarray) -> Goal | None:
+        """Return a walk toward the nearest live boss the map waits for, when one is left within reach."""
+        if not self.bosses:
+            return None
+        grid = self.live_grid.grid
+        places = [(x, y) for name, x, y in live.monsters if name in self.bosses]
+        # Only the bosses on ground the walk reaches (one in a cage is waited for: it comes out, or a trigger lets
+        # it out, and meanwhile the walk does what else there is).
+        grown = _dilate(reach, grid.nx, grid.ny, 3)
+        places = [p for p in places if grown[grid.cell_of(*p)]]
+        if not places:
+            return None
+        near = np.min([np.hypot(grid.cx - x, grid.cy - y) for x, y in places], axis=0)
+        for radius in (BOSS_NEAR, 2 * BOSS_NEAR, 4 * BOSS_NEAR, 8 * BOSS_NEAR):
+            cells = np.flatnonzero((near <= radius) & reach)
+            # where a boss is in sight (the navigator fights what it sees): no wall between
+            seen = [int(c) for c in cells[:: max(1, len(cells) // 200)] if self._sees(grid.centre(int(c)), places)]
+            if seen:
+                return Goal(None, np.array(seen), BOSS)
+        return None
+
+    def _sees(self, at: tuple[float, float], places: list[tuple[float, float]]) -> bool:
+        return any(self.room_map.clear_use(at, p) for p in places)
+
+    def _unseen(self, reach: np.ndarray, dist: np.ndarray, within: float = math.inf) -> np.ndarray | None:
+        """Return the nearest reachable cell not yet walked near (and not right here, nor farther than `within`
+        along the grid), or None."""
+        if self._seen is None:
+            return None
+        fresh = reach & ~self._seen & np.isfinite(dist) & (dist > UNSEEN_BEYOND) & (dist <= within)
+        if not fresh.any():
+            return None
+        return np.array([int(np.flatnonzero(fresh)[np.argmin(dist[fresh])])])
+
+    def _mark_seen(self, here: tuple[float, float]) -> None:
+        """Count the ground within SEEN_WALK of the player along the grid as seen (every few decisions)."""
+        from scipy.sparse.csgraph import dijkstra
+
+        if self._seen is None:
+            self._seen = np.zeros(self.live_grid.n, dtype=bool)
+        if self._walk is None or self._decisions % SEEN_EVERY:
+            return
+        start = self.walker.cell(here)
+        if start >= 0:
+            near = dijkstra(self._walk.graph, indices=[start], limit=SEEN_WALK, min_only=True)
+            self._seen |= np.isfinite(near)
+
+
+def _plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interaction]:
+    """Return the interactions the plan's objectives are, in its order (its doors, teleporters and bosses are the
+    grid's and the fight's)."""
+    out: list[Interaction] = []
+    for objective in plan.objectives:
+        if objective.kind == "key":
+            match = [i for i in items if i.kind == "key" and math.dist(i.where, objective.where) < 1.0]
+        elif objective.line is not None and objective.kind in ("switch", "walk", "shoot", "exit"):
+            match = [i for i in items if objective.line in i.lines]
+        else:
+            match = []
+        out.extend(m for m in match[:1] if m not in out)
+    return out
+
+
+def _dilate(mask: np.ndarray, nx: int, ny: int, steps: int) -> np.ndarray:
+    """Return the mask grown by `steps` cells in every direction."""
+    m = mask.reshape(ny, nx).copy()
+    for _ in range(steps):
+        g = m.copy()
+        g[1:, :] |= m[:-1, :]
+        g[:-1, :] |= m[1:, :]
+        g[:, 1:] |= m[:, :-1]
+        g[:, :-1] |= m[:, 1:]
+        m = g
+    return m.ravel()

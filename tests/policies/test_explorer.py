@@ -1,0 +1,54 @@
+"""The explorer on the real engine: it takes the exit when the way is open, does first what opens the way to it, rides
+a lift down and walks on, and says what it needs when the environment does not report the live map."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from doomagent.env import DoomEnv, EnvConfig
+from doomagent.env.observation import Hud, Observation
+from doomagent.errors import ConfigError
+from doomagent.policies import ReferenceNavigator
+from doomagent.policies.explorer import Explorer
+
+
+def _play(wad: str, name: str, *, frames: int, seed: int = 7) -> tuple[ReferenceNavigator, dict]:
+    env = DoomEnv(EnvConfig(wad=wad, map=name, god=True, live_map=True, max_frames=frames))
+    try:
+        nav = ReferenceNavigator.for_map(env.rooms, god=True)
+        obs, _ = env.reset(seed=seed)
+        info: dict = {}
+        while True:
+            obs, _, terminated, truncated, info = env.step(nav.act(obs))
+            if terminated or truncated:
+                return nav, info
+    finally:
+        env.close()
+
+
+@pytest.mark.engine
+def test_the_trigger_that_opens_the_way_goes_before_the_exit():
+    # freedoom1 E3M1: the exit lies past a floor a trigger line lowers; nothing else is needed.
+    nav, info = _play("freedoom1.wad", "E3M1", frames=8000)
+    assert info["outcome"] == "exit"
+    choices = [line for line in nav.explorer.log if ": go for " in line]
+    assert "trigger line" in choices[0] and "the exit" in choices[-1]
+
+
+@pytest.mark.engine
+def test_a_lift_is_ridden_and_the_map_finished():
+    # freedoom2 MAP04: a 128-unit round lift, lowered by a trigger line crossed on it, is the only way down.
+    nav, info = _play("freedoom2.wad", "MAP04", frames=20000)
+    assert info["outcome"] == "exit", nav.explorer.log[-10:]
+    assert any("set its sectors moving" in line and "lift" in line for line in nav.explorer.log)
+
+
+@pytest.mark.slow
+def test_without_the_live_map_it_says_which_setting_it_needs(e1m1_rooms):
+    explorer = Explorer.for_map(e1m1_rooms)
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    obs = Observation(np.zeros((4, 4, 3), np.uint8), hud, (-416.0, 256.0, 0.0), 0.0, 0, "A", 140, (), False)
+    with pytest.raises(ConfigError, match="live map") as caught:
+        explorer.act(obs)
+    assert "live_map=True" in (caught.value.hint or "")
