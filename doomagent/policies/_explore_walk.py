@@ -42,6 +42,7 @@ BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
 BRAKE_SPEED = 10.0  # map units moved forward in the last decision above which it brakes
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
+CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
 
 
@@ -140,8 +141,12 @@ class Walker:
         if walk is None:
             return False
         grid = self.live_grid.grid
-        n = max(2, int(math.dist(a, b) / 8.0))
+        length = math.dist(a, b)
+        n = max(2, int(length / 8.0))
         xs, ys = np.linspace(a[0], b[0], n), np.linspace(a[1], b[1], n)
+        if length > 0:  # the player stands anywhere in its cell: the strip half a cell either side must be clear
+            nx, ny = (a[1] - b[1]) / length * CLEAR_SIDE, (b[0] - a[0]) / length * CLEAR_SIDE
+            xs, ys = np.concatenate([xs - nx, xs, xs + nx]), np.concatenate([ys - ny, ys, ys + ny])
         i = np.clip(((xs - grid.x0) / 16).astype(int), 0, grid.nx - 1)
         j = np.clip(((ys - grid.y0) / 16).astype(int), 0, grid.ny - 1)
         cells = j * grid.nx + i

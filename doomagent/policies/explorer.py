@@ -41,6 +41,8 @@ SEEN_WALK = 320.0  # map units along the grid from the player within which groun
 SEEN_EVERY = 4  # decisions between updates of the ground seen
 SUPPLY_REACH = 1800.0  # the longest walk along the grid worth making for a supply the player is short of
 DETOUR = {"armor": 700.0, "health": 500.0}  # the longest walk worth making for one it is not short of
+DETOUR_NEEDS = {2049: 3, 2008: 3}  # ammo worth a detour only to a player owning the weapon in that slot (shells)
+LOW_HEALTH = 40  # health under which health goes before any other supply
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
 BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
@@ -68,7 +70,10 @@ class Explorer:
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
     _shared: dict[tuple[int, ...], int] = field(default_factory=dict)  # moved sectors -> interactions moving them
     _wanders: int = 0
-    _detours: list[tuple[int, str]] | None = None  # items worth their detour on the way to the exit, planned once
+    # Items worth their detour on the way to the exit, planned once: cell, label, the weapon slot it is worth only with
+    _detours: list[tuple[int, str, int]] | None = None
+    _detour: tuple[Goal, tuple[int, str, int]] | None = None  # the detour walked now
+    _fetching: Goal | None = None  # the walk to a supply now
     supplies: Supplies = field(init=False)
 
     def __post_init__(self) -> None:
@@ -145,8 +150,10 @@ class Explorer:
         expired = goal is not None and goal.decisions > (GOAL_CAP if goal.what is not None else LOOK_CAP)
         if expired and goal is not None and goal.what is not None:
             walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
-        hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal.what is not None
+        hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal is not self._fetching
         if goal is None or expired or (hurt and self._short(obs.hud)):
+            if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
+                self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
             self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
         return walker.act(obs, live, here, self._decisions)
 
@@ -175,15 +182,18 @@ class Explorer:
             item.live_cells = self._crossings(item) if self._crossed(item) else item.cells
         if self._detours is None:
             self._detours = self._plan_detours(live, dist, open_items) if not self.god else []
+        if hud.health < LOW_HEALTH and not self.god and self._fetch(hud, dist):
+            return  # badly hurt: health (or what it is short of) before the detours
+        while self._detours and self._detours[0][2] and self._detours[0][2] not in hud.weapons:
+            self._detours.pop(0)  # ammo for a weapon the player does not own: not worth the walk
         if self._detours:
-            cell, label = self._detours.pop(0)
-            self.walker.start(Goal(None, np.array([cell]), label))
+            cell, label, slot = self._detours.pop(0)
+            detour = Goal(None, np.array([cell]), label)
+            self._detour = (detour, (cell, label, slot))
+            self.walker.start(detour)
             self._note(f"detour for {label}")
             return
-        supply = self._supply(hud, dist)  # a supply short of, or one worth a short detour, first: it keeps it alive
-        if supply is not None:
-            self.walker.start(supply)
-            self._note(f"fetch {supply.label}")
+        if self._fetch(hud, dist):  # a supply short of, or one worth a short detour, first: it keeps it alive
             return
         exits = [(near(i.live_cells), i) for i in open_items if i.kind == "exit"]
         exits = [e for e in exits if math.isfinite(e[0])]
@@ -226,6 +236,16 @@ class Explorer:
             return
         self._wander(reach, dist)
 
+    def _fetch(self, hud: Hud, dist: np.ndarray) -> bool:
+        """Start a walk to a supply (see _supply); False: none worth it."""
+        supply = self._supply(hud, dist)
+        if supply is None:
+            return False
+        self._fetching = supply
+        self.walker.start(supply)
+        self._note(f"fetch {supply.label}")
+        return True
+
     def _pick(self, groups: tuple[list[tuple[float, int, bool, Interaction]], ...], reasons: tuple[str, ...]) -> bool:
         """Choose from the first group that has any (nearest first, larger gains as if nearer); False: none."""
         for group, reason in zip(groups, reasons, strict=True):
@@ -252,13 +272,17 @@ class Explorer:
             reach |= {k: math.inf for k in kinds if k in hud.ammo}  # with nothing to shoot, any ammo is worth it
         near = [(float(dist[s.cell]), s) for s in self.supplies.items if s.kind in reach]
         near = [(d, s) for d, s in near if math.isfinite(d) and d <= reach[s.kind]]
+        if hud.health < LOW_HEALTH and not self.god and any(s.kind == "health" for _d, s in near):
+            near = [(d, s) for d, s in near if s.kind == "health"]  # badly hurt: health before anything else
         if not near:
             return None
         _d, best = min(near, key=lambda n: n[0])
         self.supplies.items.remove(best)  # one walk to each: taken, or not to be had
         return Goal(None, np.array([best.cell]), f"the {best.kind} at ({best.where[0]:.0f}, {best.where[1]:.0f})")
 
-    def _plan_detours(self, live: LiveMap, dist: np.ndarray, open_items: list[Interaction]) -> list[tuple[int, str]]:
+    def _plan_detours(
+        self, live: LiveMap, dist: np.ndarray, open_items: list[Interaction]
+    ) -> list[tuple[int, str, int]]:
         """Return, where the exit is within reach from the start, the items worth their detour on the way (armor,
         weapons, medikits, ammo boxes: see grid.DETOURS), farthest from the exit first."""
         exits = [i for i in open_items if i.kind == "exit" and len(i.live_cells)]
@@ -278,8 +302,9 @@ class Explorer:
             cell = grid.cell_of(float(t["x"]), float(t["y"]))
             detour = float(dist[cell]) + float(to_exit[cell]) - start
             if math.isfinite(detour) and detour <= budget:
-                out.append((float(to_exit[cell]), cell, f"the item at ({float(t['x']):.0f}, {float(t['y']):.0f})"))
-        return [(cell, label) for _d, cell, label in sorted(out, key=lambda o: -o[0])]
+                label = f"the item at ({float(t['x']):.0f}, {float(t['y']):.0f})"
+                out.append((float(to_exit[cell]), cell, label, DETOUR_NEEDS.get(int(t["type"]), 0)))
+        return [(cell, label, slot) for _d, cell, label, slot in sorted(out, key=lambda o: -o[0])]
 
     @staticmethod
     def _worth(kind: str, hud: Hud) -> bool:

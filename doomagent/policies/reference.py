@@ -44,7 +44,10 @@ IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried
 EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
 PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and punched
 MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
-GOD_FIGHT_RANGE = 200.0  # taking no damage, only monsters this close are fought (they stand in the way, push)
+GOD_FIGHT_RANGE = 128.0  # taking no damage, only monsters this close and ahead are fought (they stand in the way)
+GIVE_GROUND, OUTNUMBERED_WITHIN = 70, 600.0  # health under which it backs off from two or more monsters this near
+DODGE_HARDER = 50  # health under which the sidesteps out of fireballs come every other shot, not every third
+GOD_FIGHT_BEARING = 60.0  # degrees either side of the view within which such a monster counts as ahead
 
 
 @dataclass
@@ -168,7 +171,10 @@ class ReferenceNavigator:
             for o in obs.objects
             if o.is_enemy
             and self._alive(o)
-            and (o.distance < reach or (o.name in bosses and o.distance < self.fight_range))
+            and (
+                (o.distance < reach and (not self.god or abs(o.bearing) < GOD_FIGHT_BEARING))
+                or (o.name in bosses and o.distance < self.fight_range)
+            )
             and self._ignored.get(o.id, 0) <= self._decisions
         ]
         target = min(live, key=_threat_order, default=None)
@@ -201,11 +207,15 @@ class ReferenceNavigator:
             self._shots += 1
             if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0 and self._safe(obs, 180):
                 return Action.DOWN  # keep a biter at arm's length between shots
+            outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
+            if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
+                return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)
             excursion = self._excursion(obs)
             if excursion is not None:
                 return excursion
             fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
-            if self._shots % (3 if fireballs else 8) == 0:
+            every = (2 if obs.hud.health < DODGE_HARDER else 3) if fireballs else 8
+            if self._shots % every == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
                 # standing in one place for long (a long fight is no reason to stop moving).
                 if self._shots % 12 == 0 or not self._safe(obs, _SIDE[self._dodge]):

@@ -52,3 +52,37 @@ def test_without_the_live_map_it_says_which_setting_it_needs(e1m1_rooms):
     with pytest.raises(ConfigError, match="live map") as caught:
         explorer.act(obs)
     assert "live_map=True" in (caught.value.hint or "")
+
+
+@pytest.mark.engine
+def test_a_straight_walk_cuts_no_corner_the_player_would_catch_on():
+    # freedoom1 E1M6: at (-2176, 1264) the player stands on the line between sectors 53 and 272, 16 units east of
+    # the wall; a 45-degree wall (line 746) begins 16 units north of it. The cells north are clear of it, the player
+    # (half a cell off their centres) is not: the engine stops it dead, and the walk stood there 6,000 frames.
+    from doomagent.env.actions import Action
+    from doomagent.policies._explore_walk import Walker
+    from doomagent.policies._livegrid import LiveGrid
+
+    e = DoomEnv(EnvConfig(wad="freedoom1.wad", map="E1M6", live_map=True, cheats=True, god=True))
+    try:
+        obs, _ = e.reset(seed=1)
+        e.send_command("warp -2176 1264")
+        obs, *_ = e.step(Action.WAIT)
+        for _ in range(80):
+            off = (90.0 - obs.angle + 180) % 360 - 180
+            if abs(off) < 5:
+                break
+            obs, *_ = e.step(Action.LEFT if off > 0 else Action.RIGHT)
+        start = obs.position
+        for _ in range(10):
+            obs, *_ = e.step(Action.UP)
+        assert abs(obs.position[1] - start[1]) < 4  # north: caught on the corner
+        walker = Walker(e.rooms, LiveGrid(e.rooms), lambda _text: None)
+        assert obs.live is not None
+        walker.walk = walker.live_grid.build(obs.live.floors, obs.live.ceilings, obs.live.keys)
+        here = (start[0], start[1])
+        assert not walker.clear(here, (start[0] + 8, start[1] + 136))
+        assert not walker.clear(here, (start[0] + 56, start[1] + 40))
+        assert walker.clear(here, (start[0] + 76, start[1]))  # east, along the open floor
+    finally:
+        e.close()
