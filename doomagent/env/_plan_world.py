@@ -218,26 +218,8 @@ class _World:
         return tuple(out)
 
     def _moved(self, effect: str, sectors: list[int]) -> list[int]:
-        """Return the sectors an effect moves: the tagged ones, and for stairs each step built from them."""
-        if effect != "stairs":
-            return sectors
-        g = self.g
-        out = list(sectors)
-        for first in sectors:
-            sec, seen = first, {first}
-            while True:
-                nxt = None
-                for line in np.flatnonzero(g.line_front == sec).tolist():
-                    b = int(g.line_back[line])
-                    if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
-                        nxt = b
-                        break
-                if nxt is None:
-                    break
-                seen.add(nxt)
-                out.append(nxt)
-                sec = nxt
-        return out
+        """Return the sectors an effect moves (see moved_sectors)."""
+        return moved_sectors(self.g, effect, sectors)
 
     def _add_things(self) -> None:
         g = self.g
@@ -414,3 +396,26 @@ class _Walk:
                 if d < best[0]:
                     best = (d, node, sec)
         return best
+
+
+def moved_sectors(g: MapGeometry, effect: str, sectors: list[int]) -> list[int]:
+    """Return the sectors an effect moves: the tagged ones, and for stairs each step built on from them (the next
+    sector through a line of the last one, with the first one's floor texture)."""
+    if effect != "stairs":
+        return sectors
+    out = list(sectors)
+    for first in sectors:
+        sec, seen = first, {first}
+        while True:
+            nxt = None
+            for line in np.flatnonzero(g.line_front == sec).tolist():
+                b = int(g.line_back[line])
+                if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
+                    nxt = b
+                    break
+            if nxt is None:
+                break
+            seen.add(nxt)
+            out.append(nxt)
+            sec = nxt
+    return out

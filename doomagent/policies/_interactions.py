@@ -15,8 +15,7 @@ from typing import Literal
 import numpy as np
 
 from doomagent.env import _triggers, specials
-from doomagent.env._plan_world import KEY_NAMES
-from doomagent.env.geometry import MapGeometry
+from doomagent.env._plan_world import KEY_NAMES, moved_sectors
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._use_spot import use_cells
 
@@ -88,7 +87,7 @@ def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
         else:
             trigger = {"switch": "switch", "walk": "walk", "shoot": "shoot"}[kind.trigger]  # type: ignore[assignment]
         tag = int(g.line_tag[first])
-        moves = () if trigger == "exit" else tuple(_moved(g, kind.effect, tagged.get(tag, [])))
+        moves = () if trigger == "exit" else tuple(moved_sectors(g, kind.effect, tagged.get(tag, [])))
         item = Interaction(
             trigger,
             kind.effect,
@@ -122,28 +121,6 @@ def _text(trigger: Kind, kind: _triggers.Special, tag: int) -> str:
     locked = f"{kind.key}-key " if kind.key else ""
     noun = {"switch": "switch", "walk": "trigger line", "shoot": "target"}[trigger]
     return f"{locked}{noun} (tag {tag}) that {what.get(kind.effect, 'does nothing a player needs')}"
-
-
-def _moved(g: MapGeometry, effect: str, sectors: list[int]) -> list[int]:
-    """Return the sectors an effect moves: the tagged ones, and for stairs each step built on from them."""
-    if effect != "stairs":
-        return sectors
-    out = list(sectors)
-    for first in sectors:
-        sec, seen = first, {first}
-        while True:
-            nxt = None
-            for line in np.flatnonzero(g.line_front == sec).tolist():
-                b = int(g.line_back[line])
-                if b >= 0 and b not in seen and g.sector_floor_tex[b] == g.sector_floor_tex[first]:
-                    nxt = b
-                    break
-            if nxt is None:
-                break
-            seen.add(nxt)
-            out.append(nxt)
-            sec = nxt
-    return out
 
 
 def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
