@@ -22,13 +22,13 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import WEAPON_AMMO, Hud, LiveMap, Observation
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import MULTIPLAYER_ONLY, SKILL_FLAG, is_walked_exit
+from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._explore_walk import BOSS, Goal, Walker, moved
 from doomagent.policies._interactions import Interaction, interactions
 from doomagent.policies._livegrid import LiveGrid, Walk
+from doomagent.policies._provisions import LOW_HEALTH, plan_detours, supply_goal
 from doomagent.policies._supplies import Supplies
-from doomagent.policies.grid import DETOURS
 
 REBUILD_EVERY = 6  # decisions between rebuilds of the live grid while something moves
 MIN_GAIN = 24  # cells an interaction must open to count as opening new ground
@@ -39,10 +39,6 @@ LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before
 UNSEEN_BEYOND = 160.0  # map units: unseen ground nearer than this is not worth a walk of its own
 SEEN_WALK = 320.0  # map units along the grid from the player within which ground counts as seen
 SEEN_EVERY = 4  # decisions between updates of the ground seen
-SUPPLY_REACH = 1800.0  # the longest walk along the grid worth making for a supply the player is short of
-DETOUR = {"armor": 700.0, "health": 500.0}  # the longest walk worth making for one it is not short of
-DETOUR_NEEDS = {2049: 3, 2008: 3}  # ammo worth a detour only to a player owning the weapon in that slot (shells)
-LOW_HEALTH = 40  # health under which health goes before any other supply
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
 BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
@@ -181,7 +177,11 @@ class Explorer:
         for item in open_items:
             item.live_cells = self._crossings(item) if self._crossed(item) else item.cells
         if self._detours is None:
-            self._detours = self._plan_detours(live, dist, open_items) if not self.god else []
+            exit_cells = [i.live_cells for i in open_items if i.kind == "exit" and len(i.live_cells)]
+            if not self.god and exit_cells:
+                self._detours = plan_detours(self.room_map, walk, self.skill, dist, np.concatenate(exit_cells))
+            else:
+                self._detours = []
         if hud.health < LOW_HEALTH and not self.god and self._fetch(hud, dist):
             return  # badly hurt: health (or what it is short of) before the detours
         while self._detours and self._detours[0][2] and self._detours[0][2] not in hud.weapons:
@@ -238,7 +238,7 @@ class Explorer:
 
     def _fetch(self, hud: Hud, dist: np.ndarray) -> bool:
         """Start a walk to a supply (see _supply); False: none worth it."""
-        supply = self._supply(hud, dist)
+        supply = supply_goal(self.supplies, hud, dist, self.god)
         if supply is None:
             return False
         self._fetching = supply
@@ -254,61 +254,6 @@ class Explorer:
                 self._choose(item, f"{reason} ({gain} cells, {d:.0f} units away)")
                 return True
         return False
-
-    def _supply(self, hud: Hud, dist: np.ndarray) -> Goal | None:
-        """Return a walk to the nearest supply the player is short of (a weapon it lacks, ammo for its weapons when
-        low or out, health or armor when hurt) within SUPPLY_REACH along the grid, or None."""
-        kinds = self.supplies.wanted(hud, WEAPON_AMMO.get(hud.weapon))
-        if hud.weapon_ammo == 0:  # the fist: ammo for any gun it owns
-            kinds |= {WEAPON_AMMO[w] for w in hud.weapons if w in WEAPON_AMMO}
-        if self.god:
-            kinds -= {"health", "armor"}
-        reach = dict.fromkeys(kinds, SUPPLY_REACH)
-        if not self.god:  # worth a short detour while not short of them: armor, and health once hurt
-            reach |= {k: DETOUR[k] for k in ("armor", "health") if k not in kinds and self._worth(k, hud)}
-        if not reach:
-            return None
-        if not any(hud.ammo.get(WEAPON_AMMO[w], 0) for w in hud.weapons if w in WEAPON_AMMO):
-            reach |= {k: math.inf for k in kinds if k in hud.ammo}  # with nothing to shoot, any ammo is worth it
-        near = [(float(dist[s.cell]), s) for s in self.supplies.items if s.kind in reach]
-        near = [(d, s) for d, s in near if math.isfinite(d) and d <= reach[s.kind]]
-        if hud.health < LOW_HEALTH and not self.god and any(s.kind == "health" for _d, s in near):
-            near = [(d, s) for d, s in near if s.kind == "health"]  # badly hurt: health before anything else
-        if not near:
-            return None
-        _d, best = min(near, key=lambda n: n[0])
-        self.supplies.items.remove(best)  # one walk to each: taken, or not to be had
-        return Goal(None, np.array([best.cell]), f"the {best.kind} at ({best.where[0]:.0f}, {best.where[1]:.0f})")
-
-    def _plan_detours(
-        self, live: LiveMap, dist: np.ndarray, open_items: list[Interaction]
-    ) -> list[tuple[int, str, int]]:
-        """Return, where the exit is within reach from the start, the items worth their detour on the way (armor,
-        weapons, medikits, ammo boxes: see grid.DETOURS), farthest from the exit first."""
-        exits = [i for i in open_items if i.kind == "exit" and len(i.live_cells)]
-        if not exits or self._walk is None:
-            return []
-        to_exit, _ = self._walk.field_to(np.concatenate([i.live_cells for i in exits]))
-        start = float(to_exit[int(np.argmin(dist))])  # the player's own cell is at distance 0
-        if not math.isfinite(start):
-            return []
-        g, grid = self.room_map.geometry, self.live_grid.grid
-        flag = SKILL_FLAG.get(self.skill, SKILL_FLAG[3])
-        out = []
-        for t in g.things:
-            budget = DETOURS.get(int(t["type"]))
-            if budget is None or not t["flags"] & flag or t["flags"] & MULTIPLAYER_ONLY:
-                continue
-            cell = grid.cell_of(float(t["x"]), float(t["y"]))
-            detour = float(dist[cell]) + float(to_exit[cell]) - start
-            if math.isfinite(detour) and detour <= budget:
-                label = f"the item at ({float(t['x']):.0f}, {float(t['y']):.0f})"
-                out.append((float(to_exit[cell]), cell, label, DETOUR_NEEDS.get(int(t["type"]), 0)))
-        return [(cell, label, slot) for _d, cell, label, slot in sorted(out, key=lambda o: -o[0])]
-
-    @staticmethod
-    def _worth(kind: str, hud: Hud) -> bool:
-        return hud.armor < 100 if kind == "armor" else hud.health < 80
 
     def _open(self, item: Interaction, live: LiveMap) -> bool:
         """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
