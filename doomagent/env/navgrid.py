@@ -61,6 +61,15 @@ class NavGrid:
         solid = ~two | ((g.line_flags & ML_BLOCKING) > 0) | (two & ~movers & (headroom < MIN_HEADROOM))
         return self.near_lines(solid)
 
+    def index_box(self, ax: float, ay: float, bx: float, by: float) -> tuple[int, int, int, int] | None:
+        """Return the column and row ranges (i0, i1, j0, j1, inclusive) of the cells whose centres may lie within
+        RADIUS of the segment a-b (its bounding box grown by RADIUS), or None when none is on the grid."""
+        i0 = max(0, math.floor((min(ax, bx) - RADIUS - self.x0) / CELL - 0.5))
+        i1 = min(self.nx - 1, math.ceil((max(ax, bx) + RADIUS - self.x0) / CELL - 0.5))
+        j0 = max(0, math.floor((min(ay, by) - RADIUS - self.y0) / CELL - 0.5))
+        j1 = min(self.ny - 1, math.ceil((max(ay, by) + RADIUS - self.y0) / CELL - 0.5))
+        return None if i0 > i1 or j0 > j1 else (i0, i1, j0, j1)
+
     def near_lines(self, lines: np.ndarray) -> np.ndarray:
         """Return, per cell, whether its centre lies closer than RADIUS to one of `lines` (a mask over the map's
         lines): where a player standing would touch one.
@@ -71,12 +80,10 @@ class NavGrid:
         g = self.geometry
         near = np.zeros((self.ny, self.nx), dtype=bool)
         for (ax, ay), (bx, by) in zip(g.vertices[g.line_v[lines, 0]], g.vertices[g.line_v[lines, 1]], strict=True):
-            i0 = max(0, math.floor((min(ax, bx) - RADIUS - self.x0) / CELL - 0.5))
-            i1 = min(self.nx - 1, math.ceil((max(ax, bx) + RADIUS - self.x0) / CELL - 0.5))
-            j0 = max(0, math.floor((min(ay, by) - RADIUS - self.y0) / CELL - 0.5))
-            j1 = min(self.ny - 1, math.ceil((max(ay, by) + RADIUS - self.y0) / CELL - 0.5))
-            if i0 > i1 or j0 > j1:
+            span = self.index_box(ax, ay, bx, by)
+            if span is None:
                 continue
+            i0, i1, j0, j1 = span
             px = self.x0 + (np.arange(i0, i1 + 1) + 0.5) * CELL
             py = self.y0 + (np.arange(j0, j1 + 1) + 0.5) * CELL
             qx, qy = np.meshgrid(px, py)

@@ -185,12 +185,10 @@ def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.
     ends = zip(g.vertices[g.line_v[:, 0]], g.vertices[g.line_v[:, 1]], strict=True)
     front, back = g.line_front, g.line_back
     for line, ((ax, ay), (bx, by)) in enumerate(ends):
-        i0 = max(0, math.floor((min(ax, bx) - RADIUS - grid.x0) / CELL - 0.5))
-        i1 = min(grid.nx - 1, math.ceil((max(ax, bx) + RADIUS - grid.x0) / CELL - 0.5))
-        j0 = max(0, math.floor((min(ay, by) - RADIUS - grid.y0) / CELL - 0.5))
-        j1 = min(grid.ny - 1, math.ceil((max(ay, by) + RADIUS - grid.y0) / CELL - 0.5))
-        if i0 > i1 or j0 > j1:
+        span = grid.index_box(ax, ay, bx, by)
+        if span is None:
             continue
+        i0, i1, j0, j1 = span
         cells = (np.arange(j0, j1 + 1)[:, None] * grid.nx + np.arange(i0, i1 + 1)[None, :]).ravel()
         px, py = grid.cx[cells], grid.cy[cells]
         dx, dy = bx - ax, by - ay
