@@ -17,6 +17,7 @@ import numpy as np
 
 from doomagent.env.actions import Action
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
+from doomagent.env.navgrid import RADIUS
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
@@ -25,6 +26,7 @@ from doomagent.policies._livegrid import LiveGrid, Walk
 from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, turn_toward
 from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches
 
+Point = tuple[float, float]
 MOVED = 2.0  # map units a sector must move to count as moved
 STALLS = 4  # stalls on one walk before the cell ahead is kept off
 KEEP_OFF = 900  # decisions a cell stalled short of is kept off
@@ -93,6 +95,7 @@ class Walker:
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(30))
     _still: StillWatch = field(default_factory=StillWatch)
     _pacer: UsePacer = field(default_factory=UsePacer)
+    _pushes: tuple[np.ndarray, np.ndarray] | None = None  # the push lines' ends and their door sectors
 
     def start(self, goal: Goal) -> None:
         """Walk to a new goal."""
@@ -157,6 +160,7 @@ class Walker:
     def act(self, obs: Observation, live: LiveMap, here: tuple[float, float], decision: int) -> Action:
         """Return the next action toward the goal, or at it."""
         self._decisions = decision
+        self._crossed_on_the_way(here)
         if self._last is not None:  # the speed along the view (a slide backward is no run to brake)
             heading = math.radians(obs.angle)
             dx, dy = here[0] - self._last[0], here[1] - self._last[1]
@@ -188,6 +192,22 @@ class Walker:
             self.goal = None
             return Action.WAIT
         return self._go(obs, live, here, self.goal or goal)
+
+    def _crossed_on_the_way(self, here: tuple[float, float]) -> None:
+        """Count a walk over the goal's trigger line on the way to it as its first crossing, against the heights
+        before it (the way to the spot beside a line may cross it; else the heights taken there are already the
+        moved ones, and the crossings after it move nothing)."""
+        goal, last = self.goal, self._last
+        item = goal.what if goal is not None else None
+        if goal is None or item is None or item.kind != "walk" or goal.presses or last is None or self._heights is None:
+            return
+        for line in item.lines:
+            if on_front(self.room_map, line, *last) != on_front(self.room_map, line, *here) and _spans(
+                self.room_map, line, last, here
+            ):
+                goal.heights, goal.presses, goal.side = self._heights, 1, on_front(self.room_map, line, *here)
+                item.uses += 1
+                return
 
     def _done(self, goal: Goal, live: LiveMap) -> bool:
         """Return True when the goal's interaction is done (a key held, a switch or trigger that moved its sectors),
@@ -236,6 +256,8 @@ class Walker:
             if goal.what is not None:
                 self.fail(goal.what, "no way there now")
             elif goal.source is not None and goal.label in (OPENED, RIDE):
+                if goal.label == RIDE:  # the lift went back up before the walk got onto it: it may be called again
+                    goal.source.rest_until = 0
                 self.fail(goal.source, "done, but the ground it was to open is out of reach")
             else:
                 self.goal = None
@@ -288,8 +310,9 @@ class Walker:
                         return turn_toward(obs, aim, tolerance=20.0) or Action.UP
                 break
             sec = int(lg.sector[b])
-            if lg.pushable_door[sec] and live.ceilings[sec] - live.floors[sec] < MIN_HEADROOM:
-                door = grid.centre(b)
+            door = self._door_between(grid.centre(a), grid.centre(b), live)  # a door thinner than a cell
+            if door is not None or (lg.pushable_door[sec] and live.ceilings[sec] - live.floors[sec] < MIN_HEADROOM):
+                door = door or grid.centre(b)
                 if math.dist(here, door) < DOOR_REACH or k == 1:
                     return turn_toward(obs, door, tolerance=12.0) or self._pacer.press_or(self._decisions, Action.UP)
                 break
@@ -300,6 +323,29 @@ class Walker:
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
         return turn_toward(obs, point, tolerance=_tolerance(here, point)) or Action.UP
+
+    def _door_between(self, a: Point, b: Point, live: LiveMap) -> Point | None:
+        """Return where the step from a to b crosses a closed door's push line, or None."""
+        lg, g = self.live_grid, self.room_map.geometry
+        if self._pushes is None:
+            lines = list(lg.push_lines)
+            ends = g.vertices[g.line_v[lines]].reshape(-1, 4) if lines else np.zeros((0, 4))
+            self._pushes = (ends, np.array([lg.push_lines[ln][0] for ln in lines], dtype=np.int64))
+        ends, doors = self._pushes
+        if not len(doors):
+            return None
+        ex, ey = ends[:, 2] - ends[:, 0], ends[:, 3] - ends[:, 1]
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        denom = dx * ey - dy * ex
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = ((ends[:, 0] - a[0]) * ey - (ends[:, 1] - a[1]) * ex) / denom
+            u = ((ends[:, 0] - a[0]) * dy - (ends[:, 1] - a[1]) * dx) / denom
+        shut = live.ceilings[doors] - live.floors[doors] < MIN_HEADROOM
+        hit = np.flatnonzero((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1) & shut)
+        if not len(hit):
+            return None
+        step = float(t[int(hit[0])])
+        return a[0] + step * dx, a[1] + step * dy
 
     # -- at the goal -----------------------------------------------------------------------------------------
 
@@ -406,6 +452,24 @@ def moved(live: LiveMap, sectors: list[int] | None, floors: np.ndarray, ceilings
         (np.abs(live.floors[sectors] - floors[sectors]) > MOVED).any()
         or (np.abs(live.ceilings[sectors] - ceilings[sectors]) > MOVED).any()
     )
+
+
+def _spans(room_map: RoomMap, line: int, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Return True when the step from a to b (which lie on the line's two sides) sets the line off: Doom takes a
+    line the player's box touched and asks only which side of it (drawn on for ever) the centre is on, so a step
+    past its end within the player's radius counts."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    ex, ey = bx - ax, by - ay
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    denom = dx * ey - dy * ex
+    if denom == 0:
+        return False
+    s = ((ax - a[0]) * ey - (ay - a[1]) * ex) / denom  # where along the step it meets the line drawn on
+    length = math.hypot(ex, ey)
+    t = ((a[0] + s * dx - ax) * ex + (a[1] + s * dy - ay) * ey) / max(length * length, 1e-9)
+    slack = RADIUS / max(length, 1e-9)
+    return -slack <= t <= 1.0 + slack
 
 
 def _tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:

@@ -50,6 +50,7 @@ class Interaction:
     done: bool = False  # set off and nothing more to gain from it (a key held, a one-shot trigger used)
     rest_until: int = 0  # a repeatable one just set off is not chosen again before this decision
     opens: np.ndarray | None = field(default=None, repr=False)  # cells of new ground it was chosen to open
+    beyond: int = 0  # interactions not yet tried that doing it brings within reach (the explorer's what-if)
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
 

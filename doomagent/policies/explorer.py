@@ -62,7 +62,7 @@ class Explorer:
     _built_at: int = -1_000_000
     _decisions: int = 0
     _seen: np.ndarray | None = None  # cells the player has walked near
-    _whatif: dict[tuple[int, int], tuple[int, bool, np.ndarray | None]] = field(default_factory=dict)
+    _whatif: dict[tuple[int, int], tuple[int, bool, np.ndarray | None, int]] = field(default_factory=dict)
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
     _shared: dict[tuple[int, ...], int] = field(default_factory=dict)  # moved sectors -> interactions moving them
     _wanders: int = 0
@@ -227,7 +227,8 @@ class Explorer:
             return
         # The map's interactions are all known: one not tried yet is worth more than ground not seen yet (which
         # holds nothing the WAD does not show), and that is only walked to when nothing is left to try.
-        if self._pick(([s for s in scored if s[3].uses == 0],), ("not tried yet",)):
+        untried = [s for s in scored if s[3].uses == 0 or s[3].beyond]
+        if self._pick((untried,), ("not tried yet, or the way to what is",)):
             return
         look = self._unseen(reach, dist)
         if look is not None:
@@ -318,8 +319,8 @@ class Explorer:
         done; the new ground's cells are kept on the interaction (`opens`), for the walk there afterwards."""
         key = (id(item), int(reach.sum()))
         if key not in self._whatif:
-            self._whatif[key] = self._what_if(item, live, reach, start)
-        gain, finishes, opens = self._whatif[key]
+            self._whatif[key] = (*self._what_if(item, live, reach, start), item.beyond)
+        gain, finishes, opens, item.beyond = self._whatif[key]
         item.opens = opens
         return gain, finishes
 
@@ -327,6 +328,7 @@ class Explorer:
         self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int
     ) -> tuple[int, bool, np.ndarray | None]:
         keys, movers = live.keys, frozenset(item.moves)
+        item.beyond = 0
         if item.kind == "key" and item.key is not None:
             keys = keys | {item.key}
         elif not movers:
@@ -342,11 +344,17 @@ class Explorer:
         # Ground it opened before was walked then: only what is still to do there counts again (else a lift is
         # ridden to and fro for the corners of each side not seen yet).
         gain = int(fresh.sum()) if item.uses == 0 else 0
-        for other in self.items:  # what is still to do there: a key, a switch or trigger that opens more, an exit
-            if other is item or other.done or other.uses or other.effect == "lift" or not len(other.cells):
+        # What is still to do there: a key, a switch or trigger that opens more, an exit (each counts as ground);
+        # and any interaction not tried yet that is worth a walk, a lift's included (`beyond`: a lift ridden before
+        # is the way back to what is left to try on its other side; its own other trigger only brings the walk back).
+        for other in self.items:
+            if other is item or other.done or other.uses or not len(other.cells):
                 continue
             if opened[other.cells].any() and not reach[other.cells].any():
-                gain += ITEM_GAIN
+                if other.effect != "lift":
+                    gain += ITEM_GAIN
+                if other.moves != item.moves and self._open(other, live):
+                    item.beyond += 1
         finishes = any(
             len(i.cells) and after[i.cells].any()
             for i in self.items

@@ -44,10 +44,13 @@ IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried
 EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
 PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and punched
 MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
-GOD_FIGHT_RANGE = 128.0  # taking no damage, only monsters this close and ahead are fought (they stand in the way)
+GOD_FIGHT_RANGE = 96.0  # taking no damage, only monsters this close and ahead are fought (they stand in the way)
 GIVE_GROUND, OUTNUMBERED_WITHIN = 70, 600.0  # health under which it backs off from two or more monsters this near
 DODGE_HARDER = 50  # health under which the sidesteps out of fireballs come every other shot, not every third
-GOD_FIGHT_BEARING = 60.0  # degrees either side of the view within which such a monster counts as ahead
+GOD_FIGHT_BEARING = 35.0  # degrees either side of the view within which such a monster counts as ahead
+# A fight that has kept the player within 32 units (the engine's stuck radius) this many decisions (the engine ends
+# an episode after 1,000 frames, 500 decisions) moves it off that spot: this many steps one safe way.
+RELOCATE_AFTER, RELOCATE_STEPS, STUCK_RADIUS = 300, 8, 32.0
 
 
 @dataclass
@@ -70,6 +73,8 @@ class ReferenceNavigator:
     _fired: dict[int, int] = field(default_factory=dict)  # monster id -> decisions spent fighting it
     _ignored: dict[int, int] = field(default_factory=dict)  # monster id -> decision it may be shot at again
     _decisions: int = 0
+    _anchor: tuple[float, float, int] | None = None  # where the player has stayed within STUCK_RADIUS since when
+    _relocate: list[Action] = field(default_factory=list)  # the steps of a move off a spot held too long
 
     @classmethod
     def for_map(
@@ -115,6 +120,21 @@ class ReferenceNavigator:
             return None
         side = Action.STRAFE_LEFT if (self._shots // EXCURSION_EVERY) % 2 else Action.STRAFE_RIGHT
         return side if self._safe(obs, _SIDE[side]) else None
+
+    def _move_off(self, obs: Observation) -> Action | None:
+        """Return a step off a spot the player has kept to for RELOCATE_AFTER decisions (a long fight, sidesteps that
+        always come back), the same safe way for RELOCATE_STEPS steps; None when it has moved about."""
+        x, y, _ = obs.position
+        if self._anchor is None or math.dist((x, y), self._anchor[:2]) > STUCK_RADIUS:
+            self._anchor = (x, y, self._decisions)
+            self._relocate = []
+        elif self._decisions - self._anchor[2] > RELOCATE_AFTER and not self._relocate:
+            ways = [(Action.STRAFE_LEFT, 90.0), (Action.STRAFE_RIGHT, -90.0), (Action.DOWN, 180.0), (Action.UP, 0.0)]
+            start = (self._decisions // RELOCATE_AFTER) % len(ways)  # each time the next way first
+            way = next((a for a, turn in ways[start:] + ways[:start] if self._safe(obs, turn)), None)
+            self._relocate = [way] * RELOCATE_STEPS if way is not None else []
+            self._anchor = (x, y, self._decisions)
+        return self._relocate.pop() if self._relocate else None
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         for slot, ammo in WEAPON_AMMO.items():
@@ -164,6 +184,9 @@ class ReferenceNavigator:
         if switch is not None:
             return switch
         self._decisions += 1
+        move = self._move_off(obs)
+        if move is not None:
+            return move
         bosses = self.explorer.bosses
         reach = GOD_FIGHT_RANGE if self.god else self.fight_range
         live = [

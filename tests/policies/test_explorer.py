@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from doomagent.env import DoomEnv, EnvConfig
-from doomagent.env.observation import Hud, Observation
+from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.errors import ConfigError
 from doomagent.policies import ReferenceNavigator
 from doomagent.policies.explorer import Explorer
@@ -86,3 +86,43 @@ def test_a_straight_walk_cuts_no_corner_the_player_would_catch_on():
         assert walker.clear(here, (start[0] + 76, start[1]))  # east, along the open floor
     finally:
         e.close()
+
+
+@pytest.mark.engine
+def test_a_lift_ridden_before_is_taken_back_to_what_is_left_to_try():
+    # freedoom1 E1M3: the blue key lies past the tag-10 lift; with it held, everything within reach is done and
+    # the way on is that lift back down, used twice already, so it opens no new ground of its own: what is left to
+    # try on its other side makes it worth the walk (the walk had circled the key's area to the frame cap).
+    nav, info = _play("freedoom1.wad", "E1M3", frames=14000, seed=6000)
+    assert info["outcome"] == "exit", nav.explorer.log[-10:]
+    log = nav.explorer.log
+    key = next(i for i, line in enumerate(log) if "picked up the blue keycard" in line)
+    assert any("trigger line (tag 10)" in line and "the way to what is" in line for line in log[key:])
+
+
+@pytest.mark.slow
+def test_a_spot_kept_too_long_is_moved_off(e1m1_rooms):
+    # Sidesteps in a long fight that always come back, or a wait that never ends: after RELOCATE_AFTER decisions
+    # within the engine's 32-unit stuck radius, the navigator steps one safe way for a few steps.
+    from doomagent.env.actions import Action
+    from doomagent.policies.reference import RELOCATE_AFTER, RELOCATE_STEPS
+
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    g = e1m1_rooms.geometry
+    nav.explorer._update(LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset()))
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    obs = Observation(np.zeros((4, 4, 3), np.uint8), hud, (-416.0, 256.0, 0.0), 0.0, 0, "A", 140, (), False)
+    moves = []
+    for _ in range(RELOCATE_AFTER + RELOCATE_STEPS + 2):
+        nav._decisions += 1
+        moves.append(nav._move_off(obs))
+    assert all(m is None for m in moves[:RELOCATE_AFTER])
+    steps = [m for m in moves if m is not None]
+    assert len(steps) == RELOCATE_STEPS and len(set(steps)) == 1
+    assert steps[0] in (Action.STRAFE_LEFT, Action.STRAFE_RIGHT, Action.DOWN, Action.UP)
+    x, y, _ = obs.position
+    heading = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0, Action.DOWN: 180.0, Action.UP: 0.0}[steps[0]]
+    assert nav._safe(obs, heading)
+    moved = (x + 40.0, y, 0.0)  # once it has moved off, the watch starts afresh
+    nav._decisions += 1
+    assert nav._move_off(Observation(obs.screen, hud, moved, 0.0, 0, "A", 140, (), False)) is None
