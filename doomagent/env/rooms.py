@@ -97,15 +97,7 @@ class RoomMap:
 
     def clear_use(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when a use from a reaches b: no line with no opening lies between them (see use_walls)."""
-        w = self.use_walls
-        ax, ay = a
-        dx, dy = b[0] - ax, b[1] - ay
-        ex, ey = w[:, 2] - w[:, 0], w[:, 3] - w[:, 1]
-        denom = dx * ey - dy * ex
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = ((w[:, 0] - ax) * ey - (w[:, 1] - ay) * ex) / denom
-            u = ((w[:, 0] - ax) * dy - (w[:, 1] - ay) * dx) / denom
-        return not np.any((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1))
+        return not crossed(a, b, self.use_walls)[0].any()
 
     @cached_property
     def one_way(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -149,16 +141,10 @@ class RoomMap:
             front = (a[0] - lines[:, 0]) * ey - (a[1] - lines[:, 1]) * ex > 0  # Doom's front side: the right
             allowed = np.isin(numbers, crossing) if crossing is not None else np.zeros(len(numbers), dtype=bool)
             w = np.vstack([w, lines[~allowed | (front == from_front)]])
-        ax, ay = a
-        bx, by = b
-        dx, dy = bx - ax, by - ay
-        ex, ey = w[:, 2] - w[:, 0], w[:, 3] - w[:, 1]
-        denom = dx * ey - dy * ex
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = ((w[:, 0] - ax) * ey - (w[:, 1] - ay) * ex) / denom
-            u = ((w[:, 0] - ax) * dy - (w[:, 1] - ay) * dx) / denom
-        if np.any((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)):
+        if crossed(a, b, w)[0].any():
             return False
+        ax, ay = a
+        dx, dy = b[0] - ax, b[1] - ay
         length = max(np.hypot(dx, dy), 1e-9)
         for px, py in ((w[:, 0], w[:, 1]), (w[:, 2], w[:, 3])):
             along = np.clip(((px - ax) * dx + (py - ay) * dy) / length**2, 0, 1)
@@ -339,3 +325,16 @@ def build_rooms(g: MapGeometry, profile: str | Path | None = None) -> RoomMap:
         return load_profile(g, path)
     shipped = profile_path(g)
     return load_profile(g, shipped) if shipped.is_file() else auto_rooms(g)
+
+
+def crossed(a: tuple[float, float], b: tuple[float, float], segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return which of the (N, 4) segments the segment from a to b crosses, and how far along a-b each is met (a
+    share of its length; meaningless where not crossed)."""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    ex, ey = segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1]
+    denom = dx * ey - dy * ex
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = ((segments[:, 0] - ax) * ey - (segments[:, 1] - ay) * ex) / denom
+        u = ((segments[:, 0] - ax) * dy - (segments[:, 1] - ay) * dx) / denom
+    return (denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1), t

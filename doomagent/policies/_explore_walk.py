@@ -19,7 +19,7 @@ from doomagent.env.actions import Action
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.navgrid import RADIUS
 from doomagent.env.observation import LiveMap, Observation
-from doomagent.env.rooms import RoomMap
+from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._interactions import Interaction
 from doomagent.policies._livegrid import LiveGrid, Walk
@@ -334,18 +334,12 @@ class Walker:
         ends, doors = self._pushes
         if not len(doors):
             return None
-        ex, ey = ends[:, 2] - ends[:, 0], ends[:, 3] - ends[:, 1]
-        dx, dy = b[0] - a[0], b[1] - a[1]
-        denom = dx * ey - dy * ex
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = ((ends[:, 0] - a[0]) * ey - (ends[:, 1] - a[1]) * ex) / denom
-            u = ((ends[:, 0] - a[0]) * dy - (ends[:, 1] - a[1]) * dx) / denom
-        shut = live.ceilings[doors] - live.floors[doors] < MIN_HEADROOM
-        hit = np.flatnonzero((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1) & shut)
+        hits, along = crossed(a, b, ends)
+        hit = np.flatnonzero(hits & (live.ceilings[doors] - live.floors[doors] < MIN_HEADROOM))
         if not len(hit):
             return None
-        step = float(t[int(hit[0])])
-        return a[0] + step * dx, a[1] + step * dy
+        step = float(along[int(hit[0])])
+        return a[0] + step * (b[0] - a[0]), a[1] + step * (b[1] - a[1])
 
     # -- at the goal -----------------------------------------------------------------------------------------
 
