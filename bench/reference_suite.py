@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import multiprocessing
+import sys
 import time
 from dataclasses import dataclass
 
@@ -100,7 +101,10 @@ def main() -> None:
     jobs = [(wad, m, mode, s, args.frames) for wad, m in pairs for mode in modes for s in seeds]
     start = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        results = pool.map(play, jobs, chunksize=1)
+        results = []
+        for done, r in enumerate(pool.imap_unordered(play, jobs, chunksize=1), 1):
+            results.append(r)  # a line per trial on stderr: long runs show where they are; the table goes to stdout
+            print(f"{done}/{len(jobs)} {r.map} {r.mode} seed {r.seed}: {r.outcome} at {r.frames}", file=sys.stderr)
     took = time.perf_counter() - start
     print(f"{args.wad}, skill 3, seeds {seeds.start}-{seeds.stop - 1}, up to {args.frames} frames; {took:.0f} s")
     print("seeds the navigator was tuned on among them: " + (", ".join(map(str, tuned)) if tuned else "none"))
@@ -114,7 +118,7 @@ def main() -> None:
             exits = [r.frames for r in rows if r.outcome == "exit"]
             mean = f"{sum(exits) / len(exits):.0f}" if exits else "-"
             failed = "; ".join(
-                f"seed {r.seed} {r.outcome} at {r.where}"
+                f"seed {r.seed} {r.outcome} (frame {r.frames}) at {r.where}"
                 + (f" (gave up {len(r.gave_up)}, last: {r.gave_up[-1]})" if r.gave_up else "")
                 for r in rows
                 if r.outcome != "exit"

@@ -19,6 +19,7 @@ SUPPLY_REACH = 1800.0  # the longest walk along the grid worth making for a supp
 DETOUR = {"armor": 700.0, "health": 500.0}  # the longest walk worth making for one it is not short of
 DETOUR_NEEDS = {2049: 3, 2008: 3}  # ammo worth a detour only to a player owning the weapon in that slot (shells)
 LOW_HEALTH = 40  # health under which health goes before any other supply
+CRITICAL = 25  # health under which health is walked to however far it lies
 
 
 def supply_goal(supplies: Supplies, hud: Hud, dist: np.ndarray, god: bool) -> Goal | None:
@@ -35,12 +36,18 @@ def supply_goal(supplies: Supplies, hud: Hud, dist: np.ndarray, god: bool) -> Go
         reach |= {k: DETOUR[k] for k in ("armor", "health") if k not in kinds and _worth(k, hud)}
     if not reach:
         return None
+    if set(hud.weapons) <= {1, 2}:  # the pistol alone does not win the fights ahead: any gun is worth the walk
+        reach |= {k: math.inf for k in kinds if k.startswith("weapon")}
+    if "health" in reach and hud.health < CRITICAL:
+        reach["health"] = math.inf  # one more fight would end it: any health the player can walk to
     if not any(hud.ammo.get(WEAPON_AMMO[w], 0) for w in hud.weapons if w in WEAPON_AMMO):
         reach |= {k: math.inf for k in kinds if k in hud.ammo}  # with nothing to shoot, any ammo is worth it
     near = [(float(dist[s.cell]), s) for s in supplies.items if s.kind in reach]
     near = [(d, s) for d, s in near if math.isfinite(d) and d <= reach[s.kind]]
     if hud.health < LOW_HEALTH and not god and any(s.kind == "health" for _d, s in near):
         near = [(d, s) for d, s in near if s.kind == "health"]  # badly hurt: health before anything else
+    elif any(s.kind.startswith("weapon") for _d, s in near):
+        near = [(d, s) for d, s in near if s.kind.startswith("weapon")]  # a better gun before a detour for armor
     if not near:
         return None
     _d, best = min(near, key=lambda n: n[0])

@@ -18,8 +18,9 @@ HEALTH = {2011: 10, 2012: 25, 2013: 100}  # stimpack, medikit, soul sphere: heal
 ARMOR = {2018: 100, 2019: 200}  # green, blue armor
 # Weapons worth a walk while not owned: thing type -> the slot it fills (the navigator's preferred weapons: a
 # shotgun kills a zombie in one shot, a demon in three where the pistol takes ten).
-WEAPONS = {2001: 3, 82: 3, 2002: 4, 2004: 6}  # shotgun, super shotgun, chaingun, plasma rifle
+WEAPONS = {2001: 3, 82: 3, 2002: 4, 2003: 5, 2004: 6}  # shotgun, super shotgun, chaingun, rocket launcher, plasma
 AMMO = {2007: "bullets", 2048: "bullets", 2008: "shells", 2049: "shells", 2047: "cells", 17: "cells"}
+AMMO |= {2010: "rockets", 2046: "rockets"}
 HURT = 45  # health under which health is fetched
 ARMOR_BELOW = 30  # armor under which armor is fetched
 AMMO_BELOW = 15  # rounds of the weapon in hand under which its ammo is fetched
@@ -74,6 +75,17 @@ class Supplies:
         if ammo_kind and hud.weapon_ammo < AMMO_BELOW:
             out.add(ammo_kind)
         return out
+
+    def weapon_near(self, here: tuple[float, float], owned: tuple[int, ...], within: float) -> bool:
+        """Return True when a weapon the player does not own lies within `within` map units (straight)."""
+        return any(
+            s.kind.startswith("weapon") and int(s.kind[7:]) not in owned and math.dist(here, s.where) < within
+            for s in self.items
+        )
+
+    def weapons_left(self) -> bool:
+        """Return True while some weapon on the map has not been walked to."""
+        return any(s.kind.startswith("weapon") for s in self.items)
 
     def next_target(self, here: tuple[float, float], kinds: set[str], avoid: np.ndarray | None) -> Supply | None:
         """Pick the nearest untried supply of those kinds within REACH along the grid (None: none worth it)."""

@@ -39,6 +39,7 @@ LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before
 UNSEEN_BEYOND = 160.0  # map units: unseen ground nearer than this is not worth a walk of its own
 SEEN_WALK = 320.0  # map units along the grid from the player within which ground counts as seen
 SEEN_EVERY = 4  # decisions between updates of the ground seen
+WEAPON_NEAR, WEAPON_LOOK = 900.0, 300  # a weapon the player lacks this near breaks a walk off, at most this often
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
 BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
@@ -70,6 +71,7 @@ class Explorer:
     _detours: list[tuple[int, str, int]] | None = None
     _detour: tuple[Goal, tuple[int, str, int]] | None = None  # the detour walked now
     _fetching: Goal | None = None  # the walk to a supply now
+    _weapon_look: int = 0  # the decision from which a weapon close by may break a walk off again
     supplies: Supplies = field(init=False)
 
     def __post_init__(self) -> None:
@@ -147,11 +149,20 @@ class Explorer:
         if expired and goal is not None and goal.what is not None:
             walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
         hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal is not self._fetching
-        if goal is None or expired or (hurt and self._short(obs.hud)):
+        if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
                 self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
             self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
         return walker.act(obs, live, here, self._decisions)
+
+    def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
+        """Return True when a weapon the player lacks lies close by (worth breaking off a walk for, once)."""
+        if self._decisions < self._weapon_look:
+            return False
+        if not self.supplies.weapon_near(here, hud.weapons, WEAPON_NEAR):
+            return False
+        self._weapon_look = self._decisions + WEAPON_LOOK  # the walk to it, or the look that found it out of reach
+        return True
 
     def _short(self, hud: Hud) -> bool:
         """Return True when the player has run short of health or of ammo (worth breaking off a walk for)."""

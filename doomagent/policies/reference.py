@@ -11,13 +11,13 @@ from doomagent.env.observation import Observation, VisibleObject
 from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
+from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, Threats
 from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
-# Hitscan shooters hurt at any range and cannot be dodged: they go first; biters only when close.
-HITSCAN = frozenset({"ShotgunGuy", "ChaingunGuy", "WolfensteinSS", "Zombieman", "SpiderMastermind"})
+# Hitscan shooters (HITSCAN) go first; biters only when close.
 THREAT = {"ShotgunGuy": 3.0, "ChaingunGuy": 3.0, "WolfensteinSS": 3.0, "Zombieman": 2.0, "DoomImp": 1.5}
 
 
@@ -30,6 +30,8 @@ def _threat_order(o: VisibleObject) -> float:
 
 
 WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
+CLAW_REACH = 200.0  # a tough monster (a baron's claws) nearer than this is backed away from between shots
+ROCKET_SAFE = 224.0  # the rocket launcher is used on tough monsters only while nothing is nearer than this
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
 GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
@@ -75,6 +77,7 @@ class ReferenceNavigator:
     _decisions: int = 0
     _anchor: tuple[float, float, int] | None = None  # where the player has stayed within STUCK_RADIUS since when
     _relocate: list[Action] = field(default_factory=list)  # the steps of a move off a spot held too long
+    _threats: Threats | None = None  # what can see the player
 
     @classmethod
     def for_map(
@@ -137,9 +140,16 @@ class ReferenceNavigator:
         return self._relocate.pop() if self._relocate else None
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
+        """Return the switch to the best weapon the player has ammo for (the rocket launcher only against a tough
+        monster with nothing within ROCKET_SAFE: its blast hurts the shooter), or None when it holds it."""
+        hud = obs.hud
+        if 5 in hud.weapons and hud.ammo.get("rockets", 0) > 0:
+            enemies = [o for o in obs.objects if o.is_enemy and self._alive(o)]
+            if any(o.name in TOUGH for o in enemies) and all(o.distance > ROCKET_SAFE for o in enemies):
+                return None if hud.weapon == 5 else Action.WEAPON_5
         for slot, ammo in WEAPON_AMMO.items():
-            if slot in obs.hud.weapons and obs.hud.ammo.get(ammo, 0) > 0:
-                return None if obs.hud.weapon == slot else Action(str(slot))
+            if slot in hud.weapons and hud.ammo.get(ammo, 0) > 0:
+                return None if hud.weapon == slot else Action(str(slot))
         return None
 
     def _aim(self, o: VisibleObject) -> Action | None:
@@ -189,6 +199,8 @@ class ReferenceNavigator:
             return move
         bosses = self.explorer.bosses
         reach = GOD_FIGHT_RANGE if self.god else self.fight_range
+        # With the pistol alone, a tough monster is left be while a better gun lies on the map: it is fetched first.
+        weak = not self.god and set(obs.hud.weapons) <= {1, 2} and self.explorer.supplies.weapons_left()
         live = [
             o
             for o in obs.objects
@@ -196,9 +208,11 @@ class ReferenceNavigator:
             and self._alive(o)
             and (
                 (o.distance < reach and (not self.god or abs(o.bearing) < GOD_FIGHT_BEARING))
+                or (not self.god and o.name in HITSCAN and o.distance < HITSCAN_RANGE)
                 or (o.name in bosses and o.distance < self.fight_range)
             )
             and self._ignored.get(o.id, 0) <= self._decisions
+            and not (weak and o.name in TOUGH)
         ]
         target = min(live, key=_threat_order, default=None)
         # Out of ammo, the fist: only a monster close by is fought (and walked up to), a boss the map waits for first.
@@ -210,6 +224,9 @@ class ReferenceNavigator:
                 default=None,
             )
         fighting = target is not None and (obs.hud.weapon_ammo > 0 or punch)
+        threats = self._threats
+        if threats is None and not self.god and obs.live is not None:
+            threats = self._threats = Threats(self.explorer, self.fight_range)
         if fighting == obs.running:
             return Action.SPEED  # run between fights; walk (finer turns) to aim
         if target is not None and punch:
@@ -220,6 +237,8 @@ class ReferenceNavigator:
             return self._aim(target) or (Action.FIRE if target.distance < MELEE_REACH else Action.UP)
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
+            if self._threats is not None:
+                self._threats.fought()
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
             if self._fired[target.id] > max(TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5):  # out of reach
                 self._fired[target.id] = 0
@@ -228,8 +247,9 @@ class ReferenceNavigator:
             if turn is not None:
                 return turn
             self._shots += 1
-            if target.name in MELEE and target.distance < 160 and self._shots % 2 == 0 and self._safe(obs, 180):
-                return Action.DOWN  # keep a biter at arm's length between shots
+            close = 160 if target.name in MELEE else CLAW_REACH if target.name in TOUGH else 0
+            if target.distance < close and self._shots % 2 == 0 and self._safe(obs, 180):
+                return Action.DOWN  # keep a biter (or a tough monster's claws) at arm's length between shots
             outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
             if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
                 return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)
@@ -246,6 +266,9 @@ class ReferenceNavigator:
                 if self._safe(obs, _SIDE[self._dodge]):
                     return self._dodge
             return Action.FIRE
+        face = None if threats is None or obs.hud.weapon_ammo == 0 else threats.face(obs, self._decisions)
+        if face is not None:
+            return face
         item = self._wanted_item(obs)
         if item is not None:
             self._tries[item.id] = self._tries.get(item.id, 0) + 1

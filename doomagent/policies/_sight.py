@@ -1,0 +1,66 @@
+"""Who can see the player: lines of sight across the map as it stands now (doors shut or open, lifts up or down),
+for a navigator that turns to face a monster shooting from outside its view instead of turning blindly.
+
+A sight line is blocked by a one-sided line, by a two-sided line whose opening is shut (a closed door), and by an
+opening the line passes above or below (a ledge, a low window): as in Doom, the target counts as seen when some
+height of its body is visible through every opening on the way."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from doomagent.env.geometry import MapGeometry
+from doomagent.env.observation import LiveMap
+from doomagent.env.rooms import crossed
+
+EYE = 41.0  # the player's eye height over its floor
+BODY = 56.0  # a monster's height, about (most stand 56 units tall; its lowest and highest parts are tried)
+
+
+class Sight:
+    """Line-of-sight tests on one map."""
+
+    def __init__(self, geometry: MapGeometry) -> None:
+        self.geometry = geometry
+        ends = geometry.vertices[geometry.line_v]
+        self.segments = np.hstack([ends[:, 0], ends[:, 1]])
+        self.front, self.back = geometry.line_front, geometry.line_back
+
+    def sees(self, live: LiveMap, eye: tuple[float, float, float], target: tuple[float, float]) -> bool:
+        """Return True when a monster standing at `target` (on its sector's floor now) and the eye at `eye` (x, y,
+        z: the player's floor plus EYE) see each other."""
+        hits, along = crossed(eye[:2], target, self.segments)
+        lines = np.flatnonzero(hits)
+        if not len(lines):
+            return True
+        front, back = self.front[lines], self.back[lines]
+        if (back < 0).any():
+            return False
+        low = np.maximum(live.floors[front], live.floors[back])
+        high = np.minimum(live.ceilings[front], live.ceilings[back])
+        if (high <= low).any():
+            return False
+        # The sight line's height where it meets a line is eye + t (z - eye) for a target height z; each opening
+        # bounds z from both sides. The target is seen when some z within its body passes them all.
+        base = float(live.floors[self.geometry.sector_at(*target)])
+        t = np.maximum(along[lines], 1e-6)
+        z = eye[2]
+        lowest = max(base, float(np.max(z + (low - z) / t)))
+        highest = min(base + BODY, float(np.min(z + (high - z) / t)))
+        return lowest <= highest
+
+    def watchers(
+        self, live: LiveMap, position: tuple[float, float, float], within: float
+    ) -> list[tuple[str, float, float, float]]:
+        """Return the live monsters within `within` map units that can see the player at `position` (x, y, floor
+        z), as (class name, x, y, distance), nearest first."""
+        x, y, z = position
+        eye = (x, y, z + EYE)
+        out = []
+        for name, mx, my in live.monsters:
+            d = math.hypot(mx - x, my - y)
+            if d <= within and self.sees(live, eye, (mx, my)):
+                out.append((name, mx, my, d))
+        return sorted(out, key=lambda m: m[3])

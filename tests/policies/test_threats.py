@@ -1,0 +1,87 @@
+"""Who can see the player (lines of sight on the map as it stands now), and which supply a player short of a gun or of
+health walks to: on freedoom1 E1M1's real geometry, without the engine."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from doomagent.env.observation import Hud, LiveMap
+from doomagent.policies._provisions import SUPPLY_REACH, supply_goal
+from doomagent.policies._sight import EYE, Sight
+from doomagent.policies._supplies import Supplies, Supply
+
+
+def _heights(g) -> LiveMap:
+    return LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset())
+
+
+def _door_sides(g) -> tuple[int, tuple[float, float], tuple[float, float]]:
+    """Return a door sector and a point on either side of it, in the sectors beyond."""
+    for door in sorted(g.doors):
+        for line in np.flatnonzero((g.line_front == door) ^ (g.line_back == door)):
+            if g.line_back[line] < 0:
+                continue
+            (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            nx, ny = (by - ay) / math.hypot(bx - ax, by - ay), -(bx - ax) / math.hypot(bx - ax, by - ay)
+            ends = []
+            for sign in (1, -1):
+                step = next(
+                    (t for t in range(24, 160, 8) if g.sector_at(mx + sign * t * nx, my + sign * t * ny) != door),
+                    None,
+                )
+                if step is None:
+                    break
+                ends.append((mx + sign * (step + 24) * nx, my + sign * (step + 24) * ny))
+            sectors = [g.sector_at(*e) for e in ends]
+            if len(ends) == 2 and sectors[0] != sectors[1] and not {door, -1} & set(sectors):
+                return door, ends[0], ends[1]
+    raise AssertionError("no door with open ground on both sides on E1M1")
+
+
+@pytest.mark.slow
+def test_a_shut_door_blocks_sight_and_an_open_one_does_not(e1m1):
+    sight = Sight(e1m1)
+    door, a, b = _door_sides(e1m1)
+    live = _heights(e1m1)
+    live.ceilings[door] = live.floors[door]  # shut
+    eye = (a[0], a[1], float(live.floors[e1m1.sector_at(*a)]) + EYE)
+    assert not sight.sees(live, eye, b)
+    live.ceilings[door] = live.floors[door] + 128  # open
+    assert sight.sees(live, eye, b)
+
+
+@pytest.mark.slow
+def test_a_solid_wall_blocks_sight(e1m1):
+    sight = Sight(e1m1)
+    live = _heights(e1m1)
+    line = int(np.flatnonzero(e1m1.line_back < 0)[0])
+    (ax, ay), (bx, by) = e1m1.vertices[e1m1.line_v[line]]
+    mx, my = (ax + bx) / 2, (ay + by) / 2
+    nx, ny = (by - ay) / math.hypot(bx - ax, by - ay), -(bx - ax) / math.hypot(bx - ax, by - ay)
+    inside = next(
+        (mx + s * 16 * nx, my + s * 16 * ny) for s in (1, -1) if e1m1.sector_at(mx + s * 16 * nx, my + s * 16 * ny) >= 0
+    )
+    beyond = (2 * mx - inside[0], 2 * my - inside[1])
+    eye = (inside[0], inside[1], float(live.floors[e1m1.sector_at(*inside)]) + EYE)
+    assert not sight.sees(live, eye, beyond)
+
+
+@pytest.mark.slow
+def test_a_gun_goes_before_armor_and_badly_hurt_any_health_is_worth_the_walk(e1m1_rooms):
+    supplies = Supplies(e1m1_rooms)
+    supplies.items = [
+        Supply((0.0, 0.0), "armor", 1),
+        Supply((0.0, 0.0), "weapon 3", 2),
+        Supply((0.0, 0.0), "health", 3),
+    ]
+    dist = np.array([0.0, 100.0, 900.0, SUPPLY_REACH * 3])
+    pistol = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    goal = supply_goal(supplies, pistol, dist, god=False)
+    assert goal is not None and "weapon 3" in goal.label  # the armor is nearer
+    dying = Hud(health=10, armor=0, ammo={"bullets": 50}, weapon=3, weapon_ammo=20, weapons=(1, 2, 3))
+    goal = supply_goal(supplies, dying, dist, god=False)
+    assert goal is not None and "health" in goal.label  # three times the usual reach away
