@@ -18,7 +18,7 @@ from doomagent.policies.grid import DETOURS
 SUPPLY_REACH = 1800.0  # the longest walk along the grid worth making for a supply the player is short of
 DETOUR = {"armor": 700.0, "health": 500.0}  # the longest walk worth making for one it is not short of
 DETOUR_NEEDS = {2049: 3, 2008: 3}  # ammo worth a detour only to a player owning the weapon in that slot (shells)
-LOW_HEALTH = 40  # health under which health goes before any other supply
+LOW_HEALTH = 50  # health under which health goes before any other supply
 CRITICAL = 25  # health under which health is walked to however far it lies
 
 

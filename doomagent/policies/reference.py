@@ -30,7 +30,14 @@ def _threat_order(o: VisibleObject) -> float:
 
 
 WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
-CLAW_REACH = 200.0  # a tough monster (a baron's claws) nearer than this is backed away from between shots
+# While the gun is not ready to fire again (decisions since its last shot under RELOAD), a biter nearer than
+# BITE_REACH and a tough monster nearer than CLAW_REACH are backed away from.
+BITE_REACH, CLAW_REACH = 200.0, 200.0
+RELOAD = {2: 6, 3: 16, 5: 8}  # weapon slot -> decisions (two tics each) from one shot to the next: pistol, shotgun
+# Missiles (an imp's or a baron's ball, a rocket) closing in nearer than DODGE_FROM on a line that passes within
+# DODGE_WIDTH of the player (its radius and the missile's, and some) are sidestepped.
+MISSILE_SUFFIXES, DODGE_FROM, DODGE_WIDTH = ("Ball", "Rocket", "Tracer", "Plasma", "FatShot"), 160.0, 36.0
+DODGE_STEPS = 4  # sidesteps out of one missile's way at most
 ROCKET_SAFE = 224.0  # the rocket launcher is used on tough monsters only while nothing is nearer than this
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
@@ -68,6 +75,9 @@ class ReferenceNavigator:
     god: bool = False
     _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
+    _ammo: tuple[int, int] = (0, 0)  # the weapon in hand and its ammo, last decision
+    _shot_at: int = -1_000  # the decision the weapon in hand last fired on
+    _missiles: dict[int, tuple[float, int]] = field(default_factory=dict)  # missile id -> (distance, sidesteps)
     _search: int = 0
     _shots: int = 0
     _dodge: Action = Action.STRAFE_LEFT
@@ -152,6 +162,31 @@ class ReferenceNavigator:
                 return None if hud.weapon == slot else Action(str(slot))
         return None
 
+    def _dodge_missile(self, obs: Observation) -> Action | None:
+        """Return a sidestep out of the way of a missile in view coming at the player (first seen, or closing in,
+        nearer than DODGE_FROM, its line passing within DODGE_WIDTH of the player's centre), away from the side it
+        is on; at most DODGE_STEPS for one missile (a fight with several throwers is not all sidesteps)."""
+        seen: dict[int, tuple[float, int]] = {}
+        dodge = None
+        for o in obs.objects:
+            if not o.name.endswith(MISSILE_SUFFIXES):
+                continue
+            before, steps = self._missiles.get(o.id, (math.inf, 0))
+            seen[o.id] = (o.distance, steps)
+            lateral = o.distance * math.sin(math.radians(o.bearing))  # > 0: it is left of the view's line
+            if o.distance >= before or o.distance > DODGE_FROM or abs(lateral) > DODGE_WIDTH or steps >= DODGE_STEPS:
+                continue
+            if dodge is None:
+                ways = [Action.STRAFE_RIGHT, Action.STRAFE_LEFT]
+                dodge = next((w for w in (ways if lateral > 0 else ways[::-1]) if self._safe(obs, _SIDE[w])), None)
+                seen[o.id] = (o.distance, steps + 1)
+        self._missiles = seen
+        return dodge
+
+    def _reloading(self, obs: Observation) -> bool:
+        """Return True while the gun in hand cannot fire again yet (its ammo fell within RELOAD decisions)."""
+        return self._decisions - self._shot_at < RELOAD.get(obs.hud.weapon, 0)
+
     def _aim(self, o: VisibleObject) -> Action | None:
         """Return FIRE when aimed at `o`, else the turn toward it."""
         x, _, w, _ = o.box
@@ -194,9 +229,15 @@ class ReferenceNavigator:
         if switch is not None:
             return switch
         self._decisions += 1
+        if (obs.hud.weapon, obs.hud.weapon_ammo) < self._ammo and obs.hud.weapon == self._ammo[0]:
+            self._shot_at = self._decisions
+        self._ammo = (obs.hud.weapon, obs.hud.weapon_ammo)
         move = self._move_off(obs)
         if move is not None:
             return move
+        dodge = None if self.god else self._dodge_missile(obs)
+        if dodge is not None:
+            return dodge
         bosses = self.explorer.bosses
         reach = GOD_FIGHT_RANGE if self.god else self.fight_range
         # With the pistol alone, a tough monster is left be while a better gun lies on the map: it is fetched first.
@@ -247,9 +288,9 @@ class ReferenceNavigator:
             if turn is not None:
                 return turn
             self._shots += 1
-            close = 160 if target.name in MELEE else CLAW_REACH if target.name in TOUGH else 0
-            if target.distance < close and self._shots % 2 == 0 and self._safe(obs, 180):
-                return Action.DOWN  # keep a biter (or a tough monster's claws) at arm's length between shots
+            close = BITE_REACH if target.name in MELEE else CLAW_REACH if target.name in TOUGH else 0
+            if not self.god and target.distance < close and self._reloading(obs) and self._safe(obs, 180):
+                return Action.DOWN  # the gun is not ready yet: give ground meanwhile (walking back outruns a demon)
             outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
             if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
                 return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)

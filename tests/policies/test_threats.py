@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from doomagent.env.observation import Hud, LiveMap
+from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.policies._provisions import SUPPLY_REACH, supply_goal
 from doomagent.policies._sight import EYE, Sight
 from doomagent.policies._supplies import Supplies, Supply
@@ -85,3 +85,30 @@ def test_a_gun_goes_before_armor_and_badly_hurt_any_health_is_worth_the_walk(e1m
     dying = Hud(health=10, armor=0, ammo={"bullets": 50}, weapon=3, weapon_ammo=20, weapons=(1, 2, 3))
     goal = supply_goal(supplies, dying, dist, god=False)
     assert goal is not None and "health" in goal.label  # three times the usual reach away
+
+
+@pytest.mark.slow
+def test_a_missile_coming_at_the_player_is_sidestepped_a_few_times_at_most(e1m1_rooms):
+    from doomagent.env.actions import Action
+    from doomagent.env.observation import VisibleObject
+    from doomagent.policies import ReferenceNavigator
+    from doomagent.policies.reference import DODGE_STEPS
+
+    g = e1m1_rooms.geometry
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    nav.explorer._update(_heights(g))
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+
+    def seen(distance: float, bearing: float, ident: int = 7) -> Observation:
+        ball = VisibleObject(ident, "DoomImpBall", "Projectile", (300, 180, 20, 20), distance, bearing)
+        return Observation(np.zeros((4, 4, 3), np.uint8), hud, (-416.0, 256.0, 0.0), 0.0, 0, "A", 140, (ball,), False)
+
+    # A missile first seen this near is taken to be coming (monsters aim at the player); then while it closes in.
+    steps = [nav._dodge_missile(seen(150.0 - 20 * k, 3.0)) for k in range(DODGE_STEPS + 2)]
+    assert steps[0] == Action.STRAFE_RIGHT  # it is a little left of the view's line: step right
+    assert sum(s is not None for s in steps) == DODGE_STEPS
+    assert nav._dodge_missile(seen(400.0, 0.0, 8)) is None  # far off
+    assert nav._dodge_missile(seen(380.0, 0.0, 8)) is None  # closing in, but not near yet
+    assert nav._dodge_missile(seen(60.0, 40.0, 9)) is None  # near, but its line passes 38 units off
+    assert nav._dodge_missile(seen(100.0, 0.0, 10)) is not None
+    assert nav._dodge_missile(seen(120.0, 0.0, 10)) is None  # going away

@@ -102,13 +102,13 @@ def test_supplies_are_fetched_when_short_nearest_first_and_each_tried_once(e1m4)
     supplies = Supplies(e1m4, skill=3)
     kinds = {s.kind for s in supplies.items}
     assert {"health", "armor", "bullets", "shells"} <= kinds
-    armed = (1, 2, 3, 4, 6)  # shotgun, chaingun, plasma rifle owned
+    armed = (1, 2, 3, 4, 5, 6)  # shotgun, chaingun, rocket launcher, plasma rifle owned
     fine = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=armed)
     hurt = Hud(health=30, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=armed)
     pistol = Hud(health=100, armor=100, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2, 4))
     assert supplies.wanted(fine, "bullets") == set()
     assert supplies.wanted(hurt, "bullets") == {"health"}
-    assert supplies.wanted(pistol, "bullets") == {"weapon 3", "weapon 6"}  # the weapons it does not own
+    assert supplies.wanted(pistol, "bullets") == {"weapon 3", "weapon 5", "weapon 6"}  # the weapons it does not own
     here = (896.0, -1760.0)  # the player start
     target = supplies.next_target(here, {"health"}, None)
     assert target is not None and target.kind == "health"
