@@ -32,7 +32,7 @@ def _threat_order(o: VisibleObject) -> float:
 WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred weapons, best first
 # While the gun is not ready to fire again (decisions since its last shot under RELOAD), a biter nearer than
 # BITE_REACH and a tough monster nearer than CLAW_REACH are backed away from.
-BITE_REACH, CLAW_REACH = 200.0, 200.0
+BITE_REACH, CLAW_REACH, GOD_BITE_REACH = 200.0, 200.0, 160.0
 RELOAD = {2: 6, 3: 16, 5: 8}  # weapon slot -> decisions (two tics each) from one shot to the next: pistol, shotgun
 # Missiles (an imp's or a baron's ball, a rocket) closing in nearer than DODGE_FROM on a line that passes within
 # DODGE_WIDTH of the player (its radius and the missile's, and some) are sidestepped.
@@ -288,9 +288,16 @@ class ReferenceNavigator:
             if turn is not None:
                 return turn
             self._shots += 1
+            # Give ground to a biter or a tough monster's claws: while the gun is not ready yet (walking back outruns
+            # a demon); taking no damage, every other shot, nearer (out of a monster standing in the way).
             close = BITE_REACH if target.name in MELEE else CLAW_REACH if target.name in TOUGH else 0
-            if not self.god and target.distance < close and self._reloading(obs) and self._safe(obs, 180):
-                return Action.DOWN  # the gun is not ready yet: give ground meanwhile (walking back outruns a demon)
+            if self.god:
+                near = GOD_BITE_REACH if target.name in MELEE else close
+                back = target.distance < near and self._shots % 2 == 0
+            else:
+                back = target.distance < close and self._reloading(obs)
+            if back and self._safe(obs, 180):
+                return Action.DOWN
             outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
             if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
                 return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)
