@@ -34,7 +34,8 @@ class Threats:
         self.sight = Sight(self.explorer.room_map.geometry)
 
     def watchers(self, obs: Observation) -> list[tuple[str, float, float, float]]:
-        """Return the live monsters within fight range that can see the player, nearest first."""
+        """Return the live monsters that can see the player, nearest first: within fight range, hitscan shooters
+        within HITSCAN_RANGE."""
         if obs.live is None:
             return []
         return [

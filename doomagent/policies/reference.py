@@ -229,8 +229,8 @@ class ReferenceNavigator:
         if switch is not None:
             return switch
         self._decisions += 1
-        if (obs.hud.weapon, obs.hud.weapon_ammo) < self._ammo and obs.hud.weapon == self._ammo[0]:
-            self._shot_at = self._decisions
+        if obs.hud.weapon == self._ammo[0] and obs.hud.weapon_ammo < self._ammo[1]:
+            self._shot_at = self._decisions  # the gun in hand fired
         self._ammo = (obs.hud.weapon, obs.hud.weapon_ammo)
         move = self._move_off(obs)
         if move is not None:
