@@ -9,6 +9,7 @@ short of for a while (something the grid does not show stands there: a monster, 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ BOSS_LOOK = 40  # decisions spent looking round at a boss's place for it
 REST = 240  # decisions a repeatable interaction just set off is not chosen again (its lift comes back up meanwhile)
 SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand still before pressing it
 RIDE_WAIT = 150  # decisions at most spent on a ride (a lift waits 3 s below before it rises)
+STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
 BRAKE_SPEED = 10.0  # map units moved forward in the last decision above which it brakes
@@ -46,6 +48,7 @@ AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of it
 NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
 CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
+_SERIALS = itertools.count()
 
 
 @dataclass
@@ -64,8 +67,11 @@ class Goal:
     side: bool | None = None  # for a line walked over: the side of it the walk was on
     lifts: tuple[int, ...] = ()  # a ride: the lift sectors
     below: bool = True  # a ride: whether it began below the lift's top (it is ridden up)
+    stepped: int = 0  # a ride from beside the lift: steps taken toward it (into its edge) before the wait
     then: np.ndarray | None = None  # a ride: the ground to walk into after it
+    ride_field: tuple[np.ndarray, np.ndarray] | None = None  # a ride up: the walk to it as though it were down
     source: Interaction | None = None  # a ride or a walk into opened ground: the interaction that opened it
+    serial: int = field(default_factory=lambda: next(_SERIALS))  # goals told apart: an id() is reused once freed
 
 
 @dataclass
@@ -81,7 +87,7 @@ class Walker:
     failures: list[str] = field(default_factory=list)  # the interactions given up, and why
     _kept_off: dict[int, int] = field(default_factory=dict)  # cell -> decision until which it is kept off
     _field: tuple[np.ndarray, np.ndarray] | None = None
-    _field_of: tuple[int, int] = (-1, -1)  # (walk version, goal id) the field was made for
+    _field_of: tuple[int, int] = (-1, -1)  # (walk version, goal serial) the field was made for
     _decisions: int = 0
     _last: tuple[float, float] | None = None
     _speed: float = 0.0  # map units moved forward (along the view) in the last decision
@@ -225,10 +231,15 @@ class Walker:
             item.uses += 1
             item.rest_until = self._decisions + REST
             self.note(f"{item.text} set its sectors moving")
-            lifts = [s for s in item.moves if self.live_grid.lifts[s]]
+            # The lifts it moved (one already as low as the floors round it stays put: no ride, no sign of one).
+            lifts = [s for s in item.moves if self.live_grid.lifts[s] and live.floors[s] != goal.heights[0][s]]
             if lifts:  # ride it: onto the lift once it is down, then up (or down) with it
-                ride = Goal(None, np.flatnonzero(np.isin(self.live_grid.sector, lifts)), RIDE)
-                ride.lifts, ride.below = tuple(lifts), self._z < max(self._top[s] for s in lifts) - MAX_STEP
+                below = self._z < max(self._top[s] for s in lifts) - MAX_STEP
+                # Ridden up from beside it too (a lift strip narrower than a player); ridden down only from on it.
+                lg = self.live_grid
+                cells = lg.touching(lifts) if below else np.flatnonzero(np.isin(lg.sector, lifts))
+                ride = Goal(None, cells, RIDE)
+                ride.lifts, ride.below = tuple(lifts), below
                 ride.then, ride.source = item.opens, item
                 self.start(ride)
                 return False
@@ -241,9 +252,14 @@ class Walker:
     def _go(self, obs: Observation, live: LiveMap, here: tuple[float, float], goal: Goal) -> Action:
         walk = self.walk
         assert walk is not None
-        if self._field is None or self._field_of != (walk.version, id(goal)):
-            self._field = walk.field_to(goal.cells)
-            self._field_of = (walk.version, id(goal))
+        if goal.label == RIDE and goal.below:  # walked as though the lift were down: it is on its way there
+            if goal.ride_field is None:
+                floors = live.floors.copy()
+                floors[list(goal.lifts)] = [self.live_grid.lowest_beside(s, live.floors) for s in goal.lifts]
+                goal.ride_field = self.live_grid.build(floors, live.ceilings, live.keys).field_to(goal.cells)
+            self._field, self._field_of = goal.ride_field, (-1, -1)
+        elif self._field is None or self._field_of != (walk.version, goal.serial):
+            self._field, self._field_of = walk.field_to(goal.cells), (walk.version, goal.serial)
         dist, pred = self._field
         start = self.cell(here)
         to_go = float(dist[start]) if start >= 0 else math.inf
@@ -262,7 +278,7 @@ class Walker:
             else:
                 self.goal = None
             return Action.WAIT
-        unstick = self._watch.stalled(to_go, (id(goal), walk.version))
+        unstick = self._watch.stalled(to_go, (goal.serial, walk.version))
         if unstick:
             goal.stalls += 1
             if goal.stalls >= STALLS:
@@ -350,9 +366,14 @@ class Walker:
             goal.waited += 1
             if goal.label == RIDE:  # on the lift: stay on it until it has taken the walk up (or down)
                 ridden = self._ridden(goal, live)
+                if not ridden and self._sector not in goal.lifts and goal.stepped < STEP_IN:
+                    goal.stepped += 1  # beside it: step into its edge (a wall past a strip stops the step)
+                    return turn_toward(obs, self._lift_edge(goal, here), tolerance=12.0) or Action.UP
                 if ridden or goal.waited > RIDE_WAIT:
                     self.goal = Goal(None, goal.then, OPENED, source=goal.source) if goal.then is not None else None
-                    if self._sector not in goal.lifts and goal.source is not None:  # it left without the walk
+                    top = max(self._top[s] for s in goal.lifts)
+                    missed = self._z < top - MAX_STEP if goal.below else self._sector not in goal.lifts
+                    if missed and goal.source is not None:  # it left without the walk
                         goal.source.rest_until = 0
                         self.note(f"missed the lift of {goal.source.text}")
                     else:
@@ -415,6 +436,13 @@ class Walker:
         if self._decisions - int(self._moved_at[lifts].max()) <= 4:  # still on its way
             return False
         return floor >= top - 1 if goal.below else floor < top - MAX_STEP
+
+    def _lift_edge(self, goal: Goal, here: Point) -> Point:
+        """Return the point of the ride's lift nearest to the player."""
+        g = self.room_map.geometry
+        lines = np.flatnonzero(np.isin(g.line_front, goal.lifts) | np.isin(g.line_back, goal.lifts))
+        points = [nearest_on_line(self.room_map, int(line), *here) for line in lines]
+        return min(points, key=lambda p: math.dist(p, here), default=here)
 
     def _walked(self, item: Interaction) -> bool:
         return any(is_walked_exit(int(self.room_map.geometry.line_special[line])) for line in item.lines)

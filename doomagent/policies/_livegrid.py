@@ -100,6 +100,14 @@ class LiveGrid:
             others = self._beside[sector] = found[found != sector]
         return float(min(floors[sector], floors[others].min())) if len(others) else float(floors[sector])
 
+    def touching(self, sectors: list[int]) -> np.ndarray:
+        """Return the cells a player centred on would touch one of the sectors from: inside them, or within a
+        player's radius of them (Doom carries a player whose box overlaps a rising floor up with it, so a lift
+        narrower than a player is ridden from beside it)."""
+        mask = np.isin(self.sector, sectors)
+        mask[self._rows[np.isin(self._touched, sectors)]] = True
+        return np.flatnonzero(mask)
+
     def door_open_ceiling(self, ceilings: np.ndarray) -> np.ndarray:
         """Return each sector's ceiling with the pushable doors open: 4 under the lowest ceiling round them."""
         out = ceilings.copy()

@@ -15,6 +15,7 @@ from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, Threats
 from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
+FAST_TURN, FAST_TURN_STOP = 30.0, 12.0  # degrees off the view of a target from which a fight runs, and to which
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
 # Hitscan shooters (HITSCAN) go first; biters only when close.
@@ -50,6 +51,7 @@ TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 
 SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
 _SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
+NEVER_IGNORE = 128.0  # map units within which a monster is never left be as out of reach
 EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
 PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and punched
 MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
@@ -123,7 +125,8 @@ class ReferenceNavigator:
         grid = self.explorer.room_map.navgrid
         if grid.is_hazard(*to) and not grid.is_hazard(x, y):
             return False
-        return self.explorer.clear((x, y), to)
+        # Off the walkable grid (a corridor narrower than its cells allow), no wall nor drop in the way will do.
+        return self.explorer.clear((x, y), to) or self.explorer.room_map.clear_path((x, y), to, directed=True)
 
     def _excursion(self, obs: Observation) -> Action | None:
         """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a
@@ -268,8 +271,11 @@ class ReferenceNavigator:
         threats = self._threats
         if threats is None and not self.god and obs.live is not None:
             threats = self._threats = Threats(self.explorer, self.fight_range)
-        if fighting == obs.running:
-            return Action.SPEED  # run between fights; walk (finer turns) to aim
+        # Run between fights; in one, walk (finer turns) to aim, but run to turn toward a monster far off the view
+        # (a running turn is twice as fast: a shotgun guy 50 degrees aside fires twice while a walk turns to it).
+        wide = target is not None and abs(target.bearing) > (FAST_TURN_STOP if obs.running else FAST_TURN)
+        if (not fighting or wide) != obs.running:
+            return Action.SPEED
         if target is not None and punch:
             self._shots += 1
             excursion = self._excursion(obs)
@@ -281,7 +287,8 @@ class ReferenceNavigator:
             if self._threats is not None:
                 self._threats.fought()
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
-            if self._fired[target.id] > max(TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5):  # out of reach
+            spent = self._fired[target.id] > max(TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5)
+            if spent and target.distance > NEVER_IGNORE:  # out of reach (one this close is in reach: it bites)
                 self._fired[target.id] = 0
                 self._ignored[target.id] = self._decisions + IGNORE_FOR
             turn = self._aim(target)
@@ -294,10 +301,17 @@ class ReferenceNavigator:
             if self.god:
                 near = GOD_BITE_REACH if target.name in MELEE else close
                 back = target.distance < near and self._shots % 2 == 0
-            else:
-                back = target.distance < close and self._reloading(obs)
+            else:  # a gun with no pause between shots (the chaingun): every other shot
+                steady = obs.hud.weapon not in RELOAD and self._shots % 2 == 0
+                back = target.distance < close and (self._reloading(obs) or steady)
             if back and self._safe(obs, 180):
                 return Action.DOWN
+            if back and not self.god:  # its back to a wall: round the monster instead, one way while it can
+                ways = (self._dodge, Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT)
+                side = next((w for w in ways if self._safe(obs, _SIDE[w])), None)
+                if side is not None:
+                    self._dodge = side
+                    return side
             outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
             if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
                 return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)

@@ -1,0 +1,92 @@
+"""How the reference navigator fights, on freedoom1 E1M1's real geometry (and E1M8's narrow corridor), without the
+engine: it runs to turn toward a monster far off its view and walks to aim, never leaves a monster biting it be as
+out of reach, rounds a monster when its back is to a wall, and gives ground in a corridor narrower than the
+walkable grid's cells allow."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from doomagent.env import MapGeometry
+from doomagent.env.actions import Action
+from doomagent.env.observation import Hud, LiveMap, Observation, VisibleObject
+from doomagent.env.rooms import auto_rooms
+from doomagent.policies import ReferenceNavigator
+from doomagent.policies.reference import TARGET_DECISIONS
+
+pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
+
+PISTOL = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+
+
+def _navigator(rooms) -> ReferenceNavigator:
+    g = rooms.geometry
+    nav = ReferenceNavigator.for_map(rooms)
+    nav.explorer._update(LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset()))
+    return nav
+
+
+def _monster(name: str, distance: float, bearing: float, ident: int = 5) -> VisibleObject:
+    # Its box on a 640-wide screen: left of the centre for a positive bearing, across it when straight ahead.
+    x = int(320 - bearing * 6.4) - 20
+    return VisibleObject(ident, name, "Monster", (x, 150, 40, 80), distance, bearing)
+
+
+def _seen(
+    monster: VisibleObject, *, running: bool, at=(-416.0, 256.0), angle: float = 0.0, hud: Hud = PISTOL
+) -> Observation:
+    return Observation(np.zeros((4, 4, 3), np.uint8), hud, (*at, 0.0), angle, 0, "A", 140, (monster,), running)
+
+
+def test_a_fight_runs_to_turn_toward_a_monster_far_off_the_view_and_walks_to_aim(e1m1_rooms):
+    nav = _navigator(e1m1_rooms)
+    # A running turn is twice as fast: 50 degrees off, a walking player starts to run first, a running one turns.
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 50.0), running=False)) == Action.SPEED
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 50.0), running=True)) == Action.LEFT
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 20.0), running=True)) == Action.LEFT  # still well off
+    # Near the view, it walks (finer turns) to aim; a monster 20 degrees off is turned to at a walk.
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 8.0), running=True)) == Action.SPEED
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 20.0), running=False)) == Action.LEFT
+    nav._shots = 10  # past the sidesteps a fight starts with
+    assert nav.act(_seen(_monster("ShotgunGuy", 300.0, 0.0), running=False)) == Action.FIRE
+
+
+def test_a_monster_biting_the_player_is_never_left_be_as_out_of_reach(e1m1_rooms):
+    nav = _navigator(e1m1_rooms)
+    # Shot at for TARGET_DECISIONS decisions without dying: far off, its bullets stop at bars or a ledge.
+    far = _monster("Zombieman", 400.0, 0.0, ident=11)
+    nav._fired[far.id] = TARGET_DECISIONS
+    nav.act(_seen(far, running=False))
+    assert nav._ignored.get(far.id, 0) > nav._decisions
+    # Close by it is in reach whatever the count says: a demon biting the player is fought on.
+    near = _monster("Demon", 60.0, 0.0, ident=12)
+    nav._fired[near.id] = TARGET_DECISIONS
+    nav.act(_seen(near, running=False))
+    assert near.id not in nav._ignored
+
+
+def test_with_its_back_to_a_wall_it_rounds_a_biter_instead_of_backing_off(e1m1_rooms):
+    nav = _navigator(e1m1_rooms)
+    wall_behind = {"at": (-470.0, 256.0), "angle": 0.0}  # the start room's west wall, 16 units behind
+    demon = _monster("Demon", 120.0, 0.0)
+    probe = _seen(demon, running=False, **wall_behind)
+    assert not nav._safe(probe, 180.0) and nav._safe(probe, 90.0) and nav._safe(probe, -90.0)
+    nav._ammo = (2, 51)  # the pistol fired a moment ago: not ready yet, so the biter is not to be stood up to
+    nav._shots = 10  # past the sidesteps a fight starts with
+    assert nav.act(probe) in (Action.STRAFE_LEFT, Action.STRAFE_RIGHT)
+    # With room behind, it backs off as before.
+    nav = _navigator(e1m1_rooms)
+    nav._ammo = (2, 51)
+    assert nav.act(_seen(demon, running=False)) == Action.DOWN
+
+
+def test_in_a_corridor_narrower_than_the_grid_allows_ground_is_still_given():
+    # freedoom1 E1M8: at (816, -1961), on the way north to the barons, no grid cell has a player's radius clear of
+    # the walls round it, so the grid's straight-walk test fails every way; the way back is open all the same.
+    rooms = auto_rooms(MapGeometry.load("E1M8"))
+    nav = _navigator(rooms)
+    here, facing = (816.0, -1961.0), 104.0
+    seen = _seen(_monster("BaronOfHell", 120.0, 0.0), running=False, at=here, angle=facing)
+    assert not nav.explorer.clear(here, (here[0] + 11.6, here[1] - 46.6))  # 48 units back, off the grid
+    assert nav._safe(seen, 180.0)

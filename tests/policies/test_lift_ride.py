@@ -1,0 +1,136 @@
+"""The explorer's walk onto a lift it set moving, on freedoom1 E1M3's real geometry: a lift strip narrower than a
+player is ridden from beside it, and a new goal never walks the field made for the goal before it. (WAD reading
+only: the live heights are set by hand.)"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from doomagent.env import MapGeometry
+from doomagent.env.observation import Hud, LiveMap, Observation
+from doomagent.env.rooms import auto_rooms
+from doomagent.policies._explore_walk import RIDE, Goal, Walker
+from doomagent.policies._interactions import Interaction
+from doomagent.policies._livegrid import LiveGrid
+
+pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
+
+# Sector 2 is a nukage pit (floor -104) in room sector 5 (floor 0). Sector 4 (tag 6, floor -24) is a lift in strips
+# 16 units wide along the pit's west wall; switch line 2102 (special 62) on one of them lowers it to the pit's
+# floor, and 3 seconds later it comes back up, carrying a player whose box overlaps it out of the pit.
+PIT, STRIP, SWITCH = 2, 4, 2102
+IN_PIT = (-260.0, 250.0)
+
+
+@pytest.fixture(scope="module")
+def e1m3():
+    return auto_rooms(MapGeometry.load("E1M3"))
+
+
+@pytest.fixture(scope="module")
+def live_grid(e1m3):
+    return LiveGrid(e1m3)
+
+
+def _heights(e1m3, strip_floor: float) -> tuple[np.ndarray, np.ndarray]:
+    g = e1m3.geometry
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    floors[STRIP] = strip_floor
+    return floors, ceilings
+
+
+def test_a_lift_narrower_than_the_player_is_reached_from_beside_it(e1m3, live_grid):
+    g, grid = e1m3.geometry, live_grid.grid
+    assert g.sector_at(*IN_PIT) == PIT and STRIP in g.lifts
+    down = live_grid.build(*_heights(e1m3, -104.0), frozenset())
+    start = grid.cell_of(*IN_PIT)
+    assert down.standable[start]
+    # A player centred on the strip touches the room's floor 104 units above: it never stands there.
+    on_it = np.flatnonzero(live_grid.sector == STRIP)
+    assert len(on_it) and not np.isfinite(down.field_to(on_it)[0][start])
+    # Beside it, in the pit, its box overlaps the strip: those cells are walked to while it is down.
+    beside = live_grid.touching([STRIP])
+    assert set(on_it.tolist()) <= set(beside.tolist())
+    in_pit = beside[(live_grid.sector[beside] == PIT) & down.standable[beside] & (down.floor == -104.0)[beside]]
+    assert len(in_pit) >= 4  # (those also within a radius of the room stand on its floor: no way up from the pit)
+    assert np.isfinite(down.field_to(beside)[0][start])
+    # Once it is back up, the same cells stand on it: 80 units over the pit floor, out of reach from it.
+    up = live_grid.build(*_heights(e1m3, -24.0), frozenset())
+    assert (up.floor[in_pit] == -24.0).all()
+    assert not np.isfinite(up.field_to(in_pit)[0][start])
+
+
+def _walker(e1m3, live_grid) -> Walker:
+    walker = Walker(e1m3, live_grid, note=lambda _text: None)
+    walker.walk = live_grid.build(*_heights(e1m3, -24.0), frozenset())
+    return walker
+
+
+def _obs(here: tuple[float, float], z: float, live: LiveMap) -> Observation:
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    return Observation(np.zeros((4, 4, 3), np.uint8), hud, (*here, z), 0.0, 0, "A", PIT, (), False, live=live)
+
+
+def test_the_switch_of_a_lift_strip_starts_a_ride_from_beside_it(e1m3, live_grid):
+    walker = _walker(e1m3, live_grid)
+    switch = Interaction("switch", "lift", (SWITCH,), (-304.0, 248.0), np.zeros(0, np.int64), moves=(STRIP,))
+    switch.text = "switch (tag 6) that lowers a lift"
+    here = (-290.0, 250.0)
+    before = LiveMap(*_heights(e1m3, -24.0), frozenset())
+    walker.act(_obs(here, -104.0, before), before, here, 1)  # the heights at the start: the strip up
+    walker.start(Goal(switch, np.array([grid_cell(live_grid, here)]), switch.text, presses=1))
+    walker.goal.heights = (before.floors, before.ceilings)
+    lowered = LiveMap(*_heights(e1m3, -104.0), frozenset())
+    walker.act(_obs(here, -104.0, lowered), lowered, here, 2)
+    ride = walker.goal
+    assert ride is not None and ride.label == RIDE and ride.below and ride.lifts == (STRIP,)
+    assert set(ride.cells.tolist()) == set(live_grid.touching([STRIP]).tolist())
+    # On its way down (halfway), the strip is walked to as though it were down already.
+    halfway = LiveMap(*_heights(e1m3, -64.0), frozenset())
+    walker.act(_obs(IN_PIT, -104.0, halfway), halfway, IN_PIT, 3)
+    assert ride.ride_field is not None and np.isfinite(ride.ride_field[0][grid_cell(live_grid, IN_PIT)])
+
+
+def test_a_ride_waits_on_the_lifts_that_moved_not_on_one_already_at_its_bottom(e1m3, live_grid):
+    # Switch line 928 (tag 15) lowers sectors 180 and 256; 180 is no lower than any floor round it and stays put.
+    walker = _walker(e1m3, live_grid)
+    g = e1m3.geometry
+    here = (-1856.0, 2456.0)
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    before = LiveMap(floors, ceilings, frozenset())
+    walker.act(_obs(here, 136.0, before), before, here, 1)
+    switch = Interaction("switch", "lift", (928,), (-1856.0, 2472.0), np.zeros(0, np.int64), moves=(180, 256))
+    walker.start(Goal(switch, np.array([grid_cell(live_grid, here)]), "switch (tag 15)", presses=1))
+    walker.goal.heights = (floors, ceilings)
+    lowered = floors.copy()
+    lowered[256] = 136.0
+    walker.act(_obs(here, 136.0, before), LiveMap(lowered, ceilings, frozenset()), here, 2)
+    assert walker.goal is not None and walker.goal.label == RIDE and walker.goal.lifts == (256,)
+
+
+def grid_cell(live_grid: LiveGrid, here: tuple[float, float]) -> int:
+    return int(live_grid.grid.cell_of(*here))
+
+
+def test_a_new_goal_walks_its_own_field_even_at_a_freed_goals_address(e1m3, live_grid):
+    # The walk keeps the field it made for its goal while the goal stays the same; goals are told apart by serial
+    # number: a goal made after another was freed may take its address (id), and did, at random, in long runs.
+    walker = _walker(e1m3, live_grid)
+    here = (-290.0, 250.0)
+    live = LiveMap(*_heights(e1m3, -24.0), frozenset())
+    first_cells = np.array([grid_cell(live_grid, (-200.0, 200.0))])
+    walker.start(Goal(None, first_cells, "ground not seen yet"))
+    walker._go(_obs(here, -104.0, live), live, here, walker.goal)
+    first_serial = walker.goal.serial
+    walker.goal = None
+    gc.collect()
+    second_cells = np.array([grid_cell(live_grid, (-200.0, 120.0))])
+    second = Goal(None, second_cells, "ground not seen yet")
+    assert second.serial != first_serial
+    walker.start(second)
+    walker._go(_obs(here, -104.0, live), live, here, second)
+    dist, _pred = walker._field
+    assert dist[second_cells[0]] == 0.0 and dist[first_cells[0]] > 0.0
