@@ -119,6 +119,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_was_written(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
+        # A child inherits an ignored SIGINT (and Python then installs no Ctrl-C handler): whatever an earlier test
+        # left the signal at in this process, the run gets the default, as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     steps = tmp_path / "trial-000" / "steps.jsonl"
     deadline = time.time() + 60
