@@ -18,14 +18,13 @@ import numpy as np
 
 from doomagent.env.actions import Action
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
-from doomagent.env.navgrid import RADIUS
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._interactions import Interaction
 from doomagent.policies._livegrid import LiveGrid, Walk
-from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, turn_toward
-from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches
+from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, step_toward, turn_toward
+from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches, spans
 
 Point = tuple[float, float]
 MOVED = 2.0  # map units a sector must move to count as moved
@@ -40,6 +39,7 @@ BOSS_LOOK = 40  # decisions spent looking round at a boss's place for it
 REST = 240  # decisions a repeatable interaction just set off is not chosen again (its lift comes back up meanwhile)
 SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand still before pressing it
 RIDE_WAIT = 150  # decisions at most spent on a ride (a lift waits 3 s below before it rises)
+LIFT_PAUSE = 60  # decisions a lift waits below before it rises again (105 tics), and a few
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
@@ -133,16 +133,12 @@ class Walker:
         if standable[cell]:
             return cell
         i, j = cell % grid.nx, cell // grid.nx
-        best, best_d = -1, math.inf
-        for dj in range(-3, 4):
-            for di in range(-3, 4):
-                ii, jj = i + di, j + dj
-                if 0 <= ii < grid.nx and 0 <= jj < grid.ny:
-                    c = jj * grid.nx + ii
-                    d = math.hypot(grid.cx[c] - here[0], grid.cy[c] - here[1])
-                    if standable[c] and d < best_d:
-                        best, best_d = c, d
-        return best
+        ii, jj = np.meshgrid(
+            np.arange(max(0, i - 3), min(grid.nx, i + 4)), np.arange(max(0, j - 3), min(grid.ny, j + 4))
+        )
+        near = (jj * grid.nx + ii).ravel()
+        near = near[standable[near]]
+        return int(near[np.argmin(np.hypot(grid.cx[near] - here[0], grid.cy[near] - here[1]))]) if len(near) else -1
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b keeps to standable cells on one floor."""
@@ -208,7 +204,7 @@ class Walker:
         if goal is None or item is None or item.kind != "walk" or goal.presses or last is None or self._heights is None:
             return
         for line in item.lines:
-            if on_front(self.room_map, line, *last) != on_front(self.room_map, line, *here) and _spans(
+            if on_front(self.room_map, line, *last) != on_front(self.room_map, line, *here) and spans(
                 self.room_map, line, last, here
             ):
                 goal.heights, goal.presses, goal.side = self._heights, 1, on_front(self.room_map, line, *here)
@@ -231,8 +227,15 @@ class Walker:
             item.uses += 1
             item.rest_until = self._decisions + REST
             self.note(f"{item.text} set its sectors moving")
-            # The lifts it moved (one already as low as the floors round it stays put: no ride, no sign of one).
-            lifts = [s for s in item.moves if self.live_grid.lifts[s] and live.floors[s] != goal.heights[0][s]]
+            # The lifts it moved (one already as low as the floors round it stays put: no ride, no sign of one; a block
+            # whose top meets its ceiling carries nobody up: a player on it stops it, and it goes back down).
+            lifts = [
+                s
+                for s in item.moves
+                if self.live_grid.lifts[s]
+                and live.floors[s] != goal.heights[0][s]
+                and live.ceilings[s] - self._top[s] >= MIN_HEADROOM
+            ]
             if lifts:  # ride it: onto the lift once it is down, then up (or down) with it
                 below = self._z < max(self._top[s] for s in lifts) - MAX_STEP
                 # Ridden up from beside it too (a lift strip narrower than a player); ridden down only from on it.
@@ -368,8 +371,11 @@ class Walker:
                 ridden = self._ridden(goal, live)
                 if not ridden and self._sector not in goal.lifts and goal.stepped < STEP_IN:
                     goal.stepped += 1  # beside it: step into its edge (a wall past a strip stops the step)
-                    return turn_toward(obs, self._lift_edge(goal, here), tolerance=12.0) or Action.UP
-                if ridden or goal.waited > RIDE_WAIT:
+                    return step_toward(obs, self._lift_edge(goal, here))
+                # A lift whose rise a monster blocked goes back down with the player and rises again after its wait.
+                stirred = self._decisions - int(self._moved_at[list(goal.lifts)].max()) < LIFT_PAUSE
+                again = self._sector in goal.lifts and stirred
+                if ridden or goal.waited > RIDE_WAIT * (3 if again else 1):
                     self.goal = Goal(None, goal.then, OPENED, source=goal.source) if goal.then is not None else None
                     top = max(self._top[s] for s in goal.lifts)
                     missed = self._z < top - MAX_STEP if goal.below else self._sector not in goal.lifts
@@ -474,24 +480,6 @@ def moved(live: LiveMap, sectors: list[int] | None, floors: np.ndarray, ceilings
         (np.abs(live.floors[sectors] - floors[sectors]) > MOVED).any()
         or (np.abs(live.ceilings[sectors] - ceilings[sectors]) > MOVED).any()
     )
-
-
-def _spans(room_map: RoomMap, line: int, a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Return True when the step from a to b (which lie on the line's two sides) sets the line off: Doom takes a
-    line the player's box touched and asks only which side of it (drawn on for ever) the centre is on, so a step
-    past its end within the player's radius counts."""
-    g = room_map.geometry
-    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
-    ex, ey = bx - ax, by - ay
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    denom = dx * ey - dy * ex
-    if denom == 0:
-        return False
-    s = ((ax - a[0]) * ey - (ay - a[1]) * ex) / denom  # where along the step it meets the line drawn on
-    length = math.hypot(ex, ey)
-    t = ((a[0] + s * dx - ax) * ex + (a[1] + s * dy - ay) * ey) / max(length * length, 1e-9)
-    slack = RADIUS / max(length, 1e-9)
-    return -slack <= t <= 1.0 + slack
 
 
 def _tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:

@@ -16,6 +16,7 @@ import numpy as np
 
 from doomagent.env import _triggers, specials
 from doomagent.env._plan_world import KEY_NAMES, moved_sectors
+from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._use_spot import use_cells
 
@@ -186,4 +187,19 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
         )
         if len(cells):
             out.append(Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}"))
+    return out
+
+
+def plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interaction]:
+    """Return the interactions the plan's objectives are, in its order (its doors, teleporters and bosses are the
+    grid's and the fight's)."""
+    out: list[Interaction] = []
+    for objective in plan.objectives:
+        if objective.kind == "key":
+            match = [i for i in items if i.kind == "key" and math.dist(i.where, objective.where) < 1.0]
+        elif objective.line is not None and objective.kind in ("switch", "walk", "shoot", "exit"):
+            match = [i for i in items if objective.line in i.lines]
+        else:
+            match = []
+        out.extend(m for m in match[:1] if m not in out)
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
@@ -37,6 +38,14 @@ class Walk:
     floor: np.ndarray  # (cells,) floor height under each cell
     graph: csr_matrix  # from -> to, weights in map units
     version: int
+    hazard: np.ndarray  # (cells,) bool: a hurting floor (a step onto one weighs HAZARD_COST steps)
+
+    @cached_property
+    def lengths(self) -> csr_matrix:
+        """Return the ways with each step at its length (a step onto a hurting floor too): how far things are."""
+        plain = self.graph.copy()
+        plain.data = np.where(self.hazard[plain.indices], plain.data / HAZARD_COST, plain.data)
+        return plain
 
     def reach(self, cell: int) -> np.ndarray:
         """Return a mask of the cells reachable from `cell`."""
@@ -182,7 +191,7 @@ class LiveGrid:
         graph = coo_matrix(
             (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n)
         ).tocsr()
-        return Walk(standable, floor, graph, self._version)
+        return Walk(standable, floor, graph, self._version, hazard)
 
 
 def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -298,3 +307,16 @@ def _neighbour_pairs(nx: int, ny: int) -> list[tuple[tuple[np.ndarray, np.ndarra
         dst = idx[max(0, dj) : ny + min(0, dj) or None, max(0, di) : nx + min(0, di) or None].ravel()
         out.append(((src, dst), CELL * math.hypot(di, dj)))
     return out
+
+
+def dilate(mask: np.ndarray, nx: int, ny: int, steps: int) -> np.ndarray:
+    """Return the mask grown by `steps` cells in every direction."""
+    m = mask.reshape(ny, nx).copy()
+    for _ in range(steps):
+        g = m.copy()
+        g[1:, :] |= m[:-1, :]
+        g[:-1, :] |= m[1:, :]
+        g[:, 1:] |= m[:, :-1]
+        g[:, :-1] |= m[:, 1:]
+        m = g
+    return m.ravel()

@@ -26,6 +26,17 @@ def turn_toward(obs: Observation, point: tuple[float, float], tolerance: float =
     return Action.LEFT if off > 0 else Action.RIGHT
 
 
+def step_toward(obs: Observation, point: tuple[float, float]) -> Action:
+    """Return the step (forward, back or sideways) that moves toward `point` without turning: a player that slid past
+    a spot it must stand on steps back onto it at once, where turning round first takes a second."""
+    off = bearing_off(obs, point)
+    if abs(off) <= 45.0:
+        return Action.UP
+    if abs(off) >= 135.0:
+        return Action.DOWN
+    return Action.STRAFE_LEFT if off > 0 else Action.STRAFE_RIGHT
+
+
 @dataclass
 class ProgressWatch:
     """Notice when a distance to go stops shrinking, and hand out a push-back-sidestep sequence."""

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from doomagent.env.navgrid import RADIUS
 from doomagent.env.rooms import RoomMap
 
 USE_REACH = 52.0  # map units from a cell's centre to the line (Doom's use range is 64; a margin for the radius)
@@ -84,3 +85,21 @@ def _past(room_map: RoomMap, line: int, at: tuple[float, float], front: bool, de
     nx, ny = (by - ay) / length, -(bx - ax) / length  # the front side's normal
     sign = 1.0 if front else -1.0
     return at[0] + sign * depth * nx, at[1] + sign * depth * ny
+
+
+def spans(room_map: RoomMap, line: int, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Return True when the step from a to b (which lie on the line's two sides) sets the line off: Doom takes a
+    line the player's box touched and asks only which side of it (drawn on for ever) the centre is on, so a step
+    past its end within the player's radius counts."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    ex, ey = bx - ax, by - ay
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    denom = dx * ey - dy * ex
+    if denom == 0:
+        return False
+    s = ((ax - a[0]) * ey - (ay - a[1]) * ex) / denom  # where along the step it meets the line drawn on
+    length = math.hypot(ex, ey)
+    t = ((a[0] + s * dx - ax) * ex + (a[1] + s * dy - ay) * ey) / max(length * length, 1e-9)
+    slack = RADIUS / max(length, 1e-9)
+    return -slack <= t <= 1.0 + slack

@@ -25,9 +25,10 @@ from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._explore_walk import BOSS, Goal, Walker, moved
-from doomagent.policies._interactions import Interaction, interactions
-from doomagent.policies._livegrid import LiveGrid, Walk
+from doomagent.policies._interactions import Interaction, interactions, plan_steps
+from doomagent.policies._livegrid import LiveGrid, Walk, dilate
 from doomagent.policies._provisions import LOW_HEALTH, plan_detours, supply_goal
+from doomagent.policies._sight import EYE, Sight
 from doomagent.policies._supplies import Supplies
 
 REBUILD_EVERY = 6  # decisions between rebuilds of the live grid while something moves
@@ -73,10 +74,12 @@ class Explorer:
     _fetching: Goal | None = None  # the walk to a supply now
     _weapon_look: int = 0  # the decision from which a weapon close by may break a walk off again
     supplies: Supplies = field(init=False)
+    _sight: Sight = field(init=False)  # lines of sight, for a boss out of the walk's reach
 
     def __post_init__(self) -> None:
         self.walker = Walker(self.room_map, self.live_grid, self._note)
         self.supplies = Supplies(self.room_map, self.skill)
+        self._sight = Sight(self.room_map.geometry)
         for item in self.items:
             if item.moves:
                 self._shared[item.moves] = self._shared.get(item.moves, 0) + 1
@@ -96,7 +99,7 @@ class Explorer:
         items = interactions(room_map, skill=skill)
         explorer = cls(room_map, LiveGrid(room_map, skill), items, bosses, skill=skill, god=god)
         if plan is not None:
-            explorer.steps = _plan_steps(plan, items)
+            explorer.steps = plan_steps(plan, items)
         return explorer
 
     def ends(self, plan: ProgressionPlan | None) -> bool:
@@ -152,7 +155,7 @@ class Explorer:
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
                 self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
-            self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
+            self._think_settled(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
         return walker.act(obs, live, here, self._decisions)
 
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
@@ -170,8 +173,36 @@ class Explorer:
 
     # -- choosing --------------------------------------------------------------------------------------------
 
-    def _think(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
-        """Choose the next goal (see the module's docstring)."""
+    def _think_settled(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
+        """Choose as though each lift away from its top were back at it (`settled`)."""
+        floors = self.settled(live, here)
+        if floors is None:
+            self._think(live, here, hud)
+            return
+        avoid = self.walker.avoid(self._decisions)
+        walk, self._walk = self._walk, self.live_grid.build(floors, live.ceilings, live.keys, avoid=avoid)
+        self._whatif.clear()
+        try:
+            self._think(LiveMap(floors, live.ceilings, live.keys, live.monsters), here, hud, now=live)
+        finally:
+            self._walk = walk
+            self._whatif.clear()
+
+    def settled(self, live: LiveMap, here: tuple[float, float]) -> np.ndarray | None:
+        """Return the floors with each lift away from its top back at it, but one the player touches (None: no lift
+        is away). A lift rests at its top, and a way through one that is down now closes within seconds: freedoom1
+        E1M9's walk chose ground 5,700 units off past a lift on its way back up, and found no way there."""
+        assert self._start is not None
+        lg = self.live_grid
+        away = lg.lifts & (live.floors < self._start[0] - 1)
+        cell = self.walker.cell(here)
+        for sector in np.flatnonzero(away):
+            away[sector] = cell not in lg.touching([int(sector)])
+        return np.where(away, self._start[0], live.floors) if away.any() else None
+
+    def _think(self, live: LiveMap, here: tuple[float, float], hud: Hud, now: LiveMap | None = None) -> None:
+        """Choose the next goal (see the module's docstring); `now`: the heights as they stand, where `live` has the
+        lifts at their tops."""
         walk = self._walk
         assert walk is not None
         from scipy.sparse.csgraph import dijkstra
@@ -183,7 +214,7 @@ class Explorer:
         def near(cells: np.ndarray) -> float:
             return float(dist[cells].min()) if len(cells) else math.inf
 
-        self._set_off_already(live)
+        self._set_off_already(now or live)
         open_items = [i for i in self.items if self._open(i, live)]
         for item in open_items:
             item.live_cells = self._crossings(item) if self._crossed(item) else item.cells
@@ -240,6 +271,11 @@ class Explorer:
         # holds nothing the WAD does not show), and that is only walked to when nothing is left to try.
         untried = [s for s in scored if s[3].uses == 0 or s[3].beyond]
         if self._pick((untried,), ("not tried yet, or the way to what is",)):
+            return
+        boss = self._boss_goal(live, reach, anywhere=True)
+        if boss is not None:  # a boss on ground the walk never reaches (a ledge, a pillar) is shot from where it shows
+            self.walker.start(boss)
+            self._note(f"walk to a place that sees {boss.label}")
             return
         look = self._unseen(reach, dist)
         if look is not None:
@@ -362,7 +398,7 @@ class Explorer:
             if other is item or other.done or other.uses or not len(other.cells):
                 continue
             if opened[other.cells].any() and not reach[other.cells].any():
-                if other.effect != "lift":
+                if other.effect != "lift" and (other.kind == "key" or other.key in (None, *keys)):  # a lock: no use
                     gain += ITEM_GAIN
                 if other.moves != item.moves and self._open(other, live):
                     item.beyond += 1
@@ -408,32 +444,37 @@ class Explorer:
             sectors = list(item.moves)
         if not sectors:
             return False
-        grown = _dilate(reach, lg.grid.nx, lg.grid.ny, 2)
-        return bool((np.isin(lg.sector, sectors) & grown).any())
+        grown = dilate(reach, lg.grid.nx, lg.grid.ny, 2)  # a door thinner than a cell holds none: those touching it
+        return bool(grown[lg.touching(sectors)].any())
 
-    def _boss_goal(self, live: LiveMap, reach: np.ndarray) -> Goal | None:
-        """Return a walk toward the nearest live boss the map waits for, when one is left within reach."""
+    def _boss_goal(self, live: LiveMap, reach: np.ndarray, anywhere: bool = False) -> Goal | None:
+        """Return a walk toward the nearest live boss the map waits for, one within reach (`anywhere`: any one)."""
         if not self.bosses:
             return None
         grid = self.live_grid.grid
         places = [(x, y) for name, x, y in live.monsters if name in self.bosses]
         # Only the bosses on ground the walk reaches (one in a cage is waited for: it comes out, or a trigger lets
         # it out, and meanwhile the walk does what else there is).
-        grown = _dilate(reach, grid.nx, grid.ny, 3)
-        places = [p for p in places if grown[grid.cell_of(*p)]]
+        grown = dilate(reach, grid.nx, grid.ny, 3)
+        places = [p for p in places if anywhere or grown[grid.cell_of(*p)]]
         if not places:
             return None
         near = np.min([np.hypot(grid.cx - x, grid.cy - y) for x, y in places], axis=0)
         for radius in (BOSS_NEAR, 2 * BOSS_NEAR, 4 * BOSS_NEAR, 8 * BOSS_NEAR):
             cells = np.flatnonzero((near <= radius) & reach)
             # where a boss is in sight (the navigator fights what it sees): no wall between
-            seen = [int(c) for c in cells[:: max(1, len(cells) // 200)] if self._sees(grid.centre(int(c)), places)]
+            seen = [int(c) for c in cells[:: max(1, len(cells) // 200)] if self._sees(int(c), places, live, anywhere)]
             if seen:
                 return Goal(None, np.array(seen), BOSS)
         return None
 
-    def _sees(self, at: tuple[float, float], places: list[tuple[float, float]]) -> bool:
-        return any(self.room_map.clear_use(at, p) for p in places)
+    def _sees(self, cell: int, places: list[tuple[float, float]], live: LiveMap, above: bool) -> bool:
+        """Return True when a place is in sight from the cell (`above`: a boss on a ledge; to the eye, live heights)."""
+        at = self.live_grid.grid.centre(cell)
+        if not above:
+            return any(self.room_map.clear_use(at, p) for p in places)
+        eye = (*at, float(live.floors[self.live_grid.sector[cell]]) + EYE)
+        return any(self._sight.sees(live, eye, p) for p in places)
 
     def _unseen(self, reach: np.ndarray, dist: np.ndarray, within: float = math.inf) -> np.ndarray | None:
         """Return the nearest reachable cell not yet walked near (and not right here, nor farther than `within`
@@ -455,33 +496,5 @@ class Explorer:
             return
         start = self.walker.cell(here)
         if start >= 0:
-            near = dijkstra(self._walk.graph, indices=[start], limit=SEEN_WALK, min_only=True)
+            near = dijkstra(self._walk.lengths, indices=[start], limit=SEEN_WALK, min_only=True)  # a pit is seen too
             self._seen |= np.isfinite(near)
-
-
-def _plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interaction]:
-    """Return the interactions the plan's objectives are, in its order (its doors, teleporters and bosses are the
-    grid's and the fight's)."""
-    out: list[Interaction] = []
-    for objective in plan.objectives:
-        if objective.kind == "key":
-            match = [i for i in items if i.kind == "key" and math.dist(i.where, objective.where) < 1.0]
-        elif objective.line is not None and objective.kind in ("switch", "walk", "shoot", "exit"):
-            match = [i for i in items if objective.line in i.lines]
-        else:
-            match = []
-        out.extend(m for m in match[:1] if m not in out)
-    return out
-
-
-def _dilate(mask: np.ndarray, nx: int, ny: int, steps: int) -> np.ndarray:
-    """Return the mask grown by `steps` cells in every direction."""
-    m = mask.reshape(ny, nx).copy()
-    for _ in range(steps):
-        g = m.copy()
-        g[1:, :] |= m[:-1, :]
-        g[:-1, :] |= m[1:, :]
-        g[:, 1:] |= m[:, :-1]
-        g[:, :-1] |= m[:, 1:]
-        m = g
-    return m.ravel()

@@ -7,10 +7,11 @@ import math
 from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
-from doomagent.env.observation import Observation, VisibleObject
+from doomagent.env.observation import Observation, VisibleObject, bearing
 from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
+from doomagent.policies._explore_walk import RIDE
 from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, Threats
 from doomagent.policies.explorer import Explorer
 
@@ -34,6 +35,7 @@ WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred
 # While the gun is not ready to fire again (decisions since its last shot under RELOAD), a biter nearer than
 # BITE_REACH and a tough monster nearer than CLAW_REACH are backed away from.
 BITE_REACH, CLAW_REACH, GOD_BITE_REACH = 200.0, 200.0, 160.0
+IMP_REACH = 120.0  # an imp this near claws (its melee reaches about 60 units): backed away from while reloading too
 RELOAD = {2: 6, 3: 16, 5: 8}  # weapon slot -> decisions (two tics each) from one shot to the next: pistol, shotgun
 # Missiles (an imp's or a baron's ball, a rocket) closing in nearer than DODGE_FROM on a line that passes within
 # DODGE_WIDTH of the player (its radius and the missile's, and some) are sidestepped.
@@ -50,6 +52,7 @@ TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron"
 TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
 SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
 _SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
+WEAK_NEAR = 256.0  # map units within which a tough monster is fought even with the pistol alone
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
 NEVER_IGNORE = 128.0  # map units within which a monster is never left be as out of reach
 EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
@@ -59,6 +62,9 @@ GOD_FIGHT_RANGE = 96.0  # taking no damage, only monsters this close and ahead a
 GIVE_GROUND, OUTNUMBERED_WITHIN = 70, 600.0  # health under which it backs off from two or more monsters this near
 DODGE_HARDER = 50  # health under which the sidesteps out of fireballs come every other shot, not every third
 GOD_FIGHT_BEARING = 35.0  # degrees either side of the view within which such a monster counts as ahead
+# Taking no damage, held to one spot this many decisions with a monster this near: hemmed in (a demon ahead, an imp
+# behind), it fights every monster this near, whichever way it stands, and gives no ground.
+BOXED_AFTER, BOXED_NEAR, BOXED_FIGHT_RANGE = 40, 100.0, 200.0
 # A fight that has kept the player within 32 units (the engine's stuck radius) this many decisions (the engine ends
 # an episode after 1,000 frames, 500 decisions) moves it off that spot: this many steps one safe way.
 RELOCATE_AFTER, RELOCATE_STEPS, STUCK_RADIUS = 300, 8, 32.0
@@ -152,6 +158,17 @@ class ReferenceNavigator:
             self._anchor = (x, y, self._decisions)
         return self._relocate.pop() if self._relocate else None
 
+    def _boxed(self, obs: Observation) -> tuple[float, float] | None:
+        """Return where the nearest live monster stands when the player has kept to one spot for BOXED_AFTER
+        decisions with it within BOXED_NEAR; else None."""
+        if self._anchor is None or self._decisions - self._anchor[2] < BOXED_AFTER or obs.live is None:
+            return None
+        x, y, _ = obs.position
+        d, mx, my = min(
+            ((math.hypot(mx - x, my - y), mx, my) for _n, mx, my in obs.live.monsters), default=(math.inf, x, y)
+        )
+        return (mx, my) if d < BOXED_NEAR else None
+
     def _weapon_switch(self, obs: Observation) -> Action | None:
         """Return the switch to the best weapon the player has ammo for (the rocket launcher only against a tough
         monster with nothing within ROCKET_SAFE: its blast hurts the shooter), or None when it holds it."""
@@ -242,8 +259,11 @@ class ReferenceNavigator:
         if dodge is not None:
             return dodge
         bosses = self.explorer.bosses
-        reach = GOD_FIGHT_RANGE if self.god else self.fight_range
-        # With the pistol alone, a tough monster is left be while a better gun lies on the map: it is fetched first.
+        boxed = self._boxed(obs) if self.god else None
+        riding = (goal := self.explorer.walker.goal) is not None and goal.label == RIDE  # the lift waits for nobody
+        reach = (GOD_FIGHT_RANGE if boxed is None else BOXED_FIGHT_RANGE) if self.god else self.fight_range
+        # With the pistol alone, a tough monster is left be while a better gun lies on the map: it is fetched first; one
+        # within WEAK_NEAR is fought all the same (it claws or blocks the way to the gun).
         weak = not self.god and set(obs.hud.weapons) <= {1, 2} and self.explorer.supplies.weapons_left()
         live = [
             o
@@ -251,12 +271,12 @@ class ReferenceNavigator:
             if o.is_enemy
             and self._alive(o)
             and (
-                (o.distance < reach and (not self.god or abs(o.bearing) < GOD_FIGHT_BEARING))
+                (o.distance < reach and (not self.god or boxed is not None or abs(o.bearing) < GOD_FIGHT_BEARING))
                 or (not self.god and o.name in HITSCAN and o.distance < HITSCAN_RANGE)
                 or (o.name in bosses and o.distance < self.fight_range)
             )
             and self._ignored.get(o.id, 0) <= self._decisions
-            and not (weak and o.name in TOUGH)
+            and not (weak and o.name in TOUGH and o.distance > WEAK_NEAR)
         ]
         target = min(live, key=_threat_order, default=None)
         # Out of ammo, the fist: only a monster close by is fought (and walked up to), a boss the map waits for first.
@@ -298,9 +318,10 @@ class ReferenceNavigator:
             # Give ground to a biter or a tough monster's claws: while the gun is not ready yet (walking back outruns
             # a demon); taking no damage, every other shot, nearer (out of a monster standing in the way).
             close = BITE_REACH if target.name in MELEE else CLAW_REACH if target.name in TOUGH else 0
+            close = IMP_REACH if target.name == "DoomImp" and not self.god else close
             if self.god:
                 near = GOD_BITE_REACH if target.name in MELEE else close
-                back = target.distance < near and self._shots % 2 == 0
+                back = target.distance < near and self._shots % 2 == 0 and boxed is None and not riding
             else:  # a gun with no pause between shots (the chaingun): every other shot
                 steady = obs.hud.weapon not in RELOAD and self._shots % 2 == 0
                 back = target.distance < close and (self._reloading(obs) or steady)
@@ -328,10 +349,13 @@ class ReferenceNavigator:
                 if self._safe(obs, _SIDE[self._dodge]):
                     return self._dodge
             return Action.FIRE
+        if boxed is not None and obs.hud.weapon_ammo > 0:  # the nearest one hemming it in, out of view: face it
+            off = bearing(obs.position[0], obs.position[1], obs.angle, *boxed)
+            return Action.FIRE if abs(off) < AIM_DEGREES else Action.LEFT if off > 0 else Action.RIGHT
         face = None if threats is None or obs.hud.weapon_ammo == 0 else threats.face(obs, self._decisions)
         if face is not None:
             return face
-        item = self._wanted_item(obs)
+        item = None if riding else self._wanted_item(obs)  # no item is worth a ride missed (a lift waits 3 s)
         if item is not None:
             self._tries[item.id] = self._tries.get(item.id, 0) + 1
             if abs(item.bearing) > 10:

@@ -11,8 +11,9 @@ import pytest
 from doomagent.env import MapGeometry
 from doomagent.env.observation import LiveMap
 from doomagent.env.rooms import auto_rooms
-from doomagent.policies._explore_walk import Walker, _spans
+from doomagent.policies._explore_walk import Walker
 from doomagent.policies._livegrid import LiveGrid
+from doomagent.policies._use_spot import spans
 
 
 @pytest.mark.slow
@@ -20,9 +21,9 @@ def test_a_step_past_a_trigger_lines_end_within_the_radius_sets_it_off():
     # freedoom1 E2M6 line 717 runs from (1072, 240) to (1072, 368); the engine opened its doors when the player's
     # centre crossed x = 1072 at y = 381, 13 units past the line's end (its box touched the line).
     rooms = auto_rooms(MapGeometry.load("E2M6", "freedoom1.wad"))
-    assert _spans(rooms, 717, (1078.0, 383.0), (1068.0, 381.0))
-    assert _spans(rooms, 717, (1080.0, 300.0), (1064.0, 300.0))
-    assert not _spans(rooms, 717, (1080.0, 400.0), (1064.0, 400.0))  # 32 units past the end: no touch
+    assert spans(rooms, 717, (1078.0, 383.0), (1068.0, 381.0))
+    assert spans(rooms, 717, (1080.0, 300.0), (1064.0, 300.0))
+    assert not spans(rooms, 717, (1080.0, 400.0), (1064.0, 400.0))  # 32 units past the end: no touch
 
 
 @pytest.mark.slow

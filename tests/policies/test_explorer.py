@@ -126,3 +126,33 @@ def test_a_spot_kept_too_long_is_moved_off(e1m1_rooms):
     moved = (x + 40.0, y, 0.0)  # once it has moved off, the watch starts afresh
     nav._decisions += 1
     assert nav._move_off(Observation(obs.screen, hud, moved, 0.0, 0, "A", 140, (), False)) is None
+
+
+@pytest.mark.slow
+def test_a_boss_on_a_ledge_is_walked_to_where_the_eye_sees_it():
+    # freedoom2 MAP07 (seed 8000, reference-nav): the map waits for its mancubi; one stood on a ledge 112 units over
+    # the yard, out of the walk's reach. The walk went to a spot under the ledge (no wall between, on the floor plan)
+    # from which the eye sees the ledge's face only, and the map ran to the frame cap.
+    from doomagent.env import MapGeometry
+    from doomagent.env.rooms import auto_rooms
+
+    g = MapGeometry.load("MAP07", "freedoom2.wad")
+    rooms = auto_rooms(g)
+    explorer = Explorer.for_map(rooms, plan=None, god=True)
+    ledge = (2336.0, 775.0)
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), (("Fatso", *ledge),))
+    explorer._update(live)
+    grid = explorer.live_grid.grid
+    under, yard = grid.cell_of(2244.0, 727.0), grid.cell_of(1900.0, 700.0)
+    assert g.sector_floor[g.sector_at(*ledge)] - g.sector_floor[g.sector_at(2244.0, 727.0)] == 112
+    assert explorer._sees(under, [ledge], live, above=False)  # the floor plan's test: no wall between
+    assert not explorer._sees(under, [ledge], live, above=True)  # the eye, 41 units over the yard, does not
+    assert explorer._sees(yard, [ledge], live, above=True)
+    walk = explorer._walk
+    assert walk is not None
+    reach = walk.reach(yard)
+    assert not reach[grid.cell_of(*ledge)]
+    assert explorer._boss_goal(live, reach) is None  # within reach only: none
+    goal = explorer._boss_goal(live, reach, anywhere=True)
+    assert goal is not None and under not in goal.cells.tolist()
+    assert all(explorer._sees(int(c), [ledge], live, above=True) for c in goal.cells)

@@ -5,6 +5,8 @@ walkable grid's cells allow."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,8 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import Hud, LiveMap, Observation, VisibleObject
 from doomagent.env.rooms import auto_rooms
 from doomagent.policies import ReferenceNavigator
-from doomagent.policies.reference import TARGET_DECISIONS
+from doomagent.policies._supplies import Supply
+from doomagent.policies.reference import BOXED_AFTER, BOXED_NEAR, TARGET_DECISIONS
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
 
@@ -37,6 +40,18 @@ def _seen(
     monster: VisibleObject, *, running: bool, at=(-416.0, 256.0), angle: float = 0.0, hud: Hud = PISTOL
 ) -> Observation:
     return Observation(np.zeros((4, 4, 3), np.uint8), hud, (*at, 0.0), angle, 0, "A", 140, (monster,), running)
+
+
+def _boxed_in(rooms, monsters, seen: tuple[VisibleObject, ...], held: int, running: bool = True):
+    """Return a god-mode navigator that has kept to (-300, 256) for `held` decisions, and what it sees there."""
+    g = rooms.geometry
+    nav = ReferenceNavigator.for_map(rooms, god=True)
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), monsters)
+    nav.explorer._update(live)
+    nav._anchor, nav._decisions = (-300.0, 256.0, 0), held
+    screen = np.zeros((4, 4, 3), np.uint8)
+    obs = Observation(screen, PISTOL, (-300.0, 256.0, 0.0), 0.0, 0, "A", 140, seen, running, live)
+    return nav, obs
 
 
 def test_a_fight_runs_to_turn_toward_a_monster_far_off_the_view_and_walks_to_aim(e1m1_rooms):
@@ -90,3 +105,49 @@ def test_in_a_corridor_narrower_than_the_grid_allows_ground_is_still_given():
     seen = _seen(_monster("BaronOfHell", 120.0, 0.0), running=False, at=here, angle=facing)
     assert not nav.explorer.clear(here, (here[0] + 11.6, here[1] - 46.6))  # 48 units back, off the grid
     assert nav._safe(seen, 180.0)
+
+
+def test_a_tough_monster_close_by_is_fought_even_with_the_pistol_alone(e1m1_rooms):
+    # With the pistol alone a cacodemon far off is left be (the shotgun on the map is fetched first); one within
+    # clawing distance, or in the way to the gun, is fought all the same.
+    nav = _navigator(e1m1_rooms)
+    supplies = nav.explorer.supplies
+    supplies.items.append(Supply((640.0, -992.0), "weapon 3", supplies.items[-1].cell))  # a shotgun left on the map
+    far = _monster("Cacodemon", 500.0, 0.0, ident=21)
+    g = e1m1_rooms.geometry
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset())
+    nav.act(dataclasses.replace(_seen(far, running=True), live=live))  # walked on from (the explorer reads the map)
+    assert far.id not in nav._fired
+    near = _monster("Cacodemon", 150.0, 0.0, ident=22)
+    nav.act(_seen(near, running=False))
+    assert nav._fired.get(near.id) == 1
+
+
+def test_an_imp_close_by_is_backed_away_from_while_the_gun_reloads(e1m1_rooms):
+    nav = _navigator(e1m1_rooms)
+    nav._ammo, nav._shots = (2, 51), 10  # the pistol fired a moment ago; past the sidesteps a fight starts with
+    assert nav.act(_seen(_monster("DoomImp", 90.0, 0.0), running=False)) == Action.DOWN
+    nav = _navigator(e1m1_rooms)
+    nav._ammo, nav._shots = (2, 51), 10
+    assert nav.act(_seen(_monster("DoomImp", 200.0, 0.0), running=False)) == Action.FIRE  # out of its claws' reach
+
+
+def test_taking_no_damage_and_hemmed_in_it_fights_whatever_is_near(e1m1_rooms):
+    # freedoom1 E3M9 (seed 8000, reference-nav): a demon ahead, a spectre and an imp behind held the player still
+    # until the engine called it stuck; taking no damage, it fought only what stood close ahead of it.
+    imp_behind = (("DoomImp", -340.0, 246.0),)
+    nav, obs = _boxed_in(e1m1_rooms, imp_behind, (), BOXED_AFTER - 5)
+    assert nav._boxed(obs) is None  # held a short while: a lift's wait, a door's
+    nav, obs = _boxed_in(e1m1_rooms, (("DoomImp", -300.0 - 2 * BOXED_NEAR, 256.0),), (), BOXED_AFTER + 5)
+    assert nav._boxed(obs) is None  # nothing close: held by something else
+    nav, obs = _boxed_in(e1m1_rooms, imp_behind, (), BOXED_AFTER + 5)
+    assert nav._boxed(obs) == imp_behind[0][1:]
+    assert nav.act(obs) == Action.RIGHT  # it turns to the imp behind it (a bearing of about -166 degrees)
+    # A demon beside it (out of the 96 units ahead fought while walking) is turned to, and shot with no ground given.
+    demon = _monster("Demon", 150.0, 90.0, ident=31)
+    nav, obs = _boxed_in(e1m1_rooms, (("Demon", -300.0, 406.0),), (demon,), BOXED_AFTER + 5)
+    assert nav.act(obs) == Action.LEFT
+    close = _monster("Demon", 60.0, 0.0, ident=32)
+    nav, obs = _boxed_in(e1m1_rooms, (("Demon", -240.0, 256.0),), (close,), BOXED_AFTER + 5, running=False)
+    nav._shots = 11  # the next shot is one that walking without damage backs off on
+    assert nav.act(obs) == Action.FIRE

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from doomagent.env import MapGeometry
+from doomagent.env.actions import Action
 from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.env.rooms import auto_rooms
-from doomagent.policies._explore_walk import RIDE, Goal, Walker
+from doomagent.policies._explore_walk import LIFT_PAUSE, RIDE, RIDE_WAIT, STEP_IN, Goal, Walker
 from doomagent.policies._interactions import Interaction
 from doomagent.policies._livegrid import LiveGrid
 
@@ -134,3 +135,54 @@ def test_a_new_goal_walks_its_own_field_even_at_a_freed_goals_address(e1m3, live
     walker._go(_obs(here, -104.0, live), live, here, second)
     dist, _pred = walker._field
     assert dist[second_cells[0]] == 0.0 and dist[first_cells[0]] > 0.0
+
+
+def test_a_ride_whose_lift_went_back_down_with_the_player_waits_for_its_next_rise(e1m3, live_grid):
+    # freedoom1 E4M4 (seed 8000, reference-nav): a monster in the way sent the lift back down with the player on it;
+    # the ride ran out of time while the lift waited below to rise again, and the switch was walked back to.
+    g = e1m3.geometry
+    switch = Interaction("switch", "lift", (SWITCH,), (-304.0, 248.0), np.zeros(0, np.int64), moves=(STRIP,))
+    here = (-290.0, 250.0)
+    down = LiveMap(*_heights(e1m3, -104.0), frozenset())
+
+    def ride_after(on_lift: bool, moved_ago: int) -> Walker:
+        walker = _walker(e1m3, live_grid)
+        walker._top = {STRIP: -24.0}
+        walker._moved_at = np.full(g.n_sectors, -1_000_000)
+        walker._decisions = 400
+        walker._moved_at[STRIP] = walker._decisions - moved_ago
+        walker._sector, walker._z = (STRIP if on_lift else PIT), -104.0
+        ride = Goal(None, live_grid.touching([STRIP]), RIDE, lifts=(STRIP,), source=switch)
+        ride.waited, ride.stepped = RIDE_WAIT + 1, STEP_IN
+        walker.start(ride)
+        assert walker._do(_obs(here, -104.0, down), down, here, ride) == Action.WAIT
+        return walker
+
+    assert ride_after(on_lift=True, moved_ago=10).goal is not None  # it came back down a moment ago: it rises again
+    switch.rest_until = 99
+    assert ride_after(on_lift=True, moved_ago=LIFT_PAUSE + 1).goal is None  # still for longer: it stays down
+    assert switch.rest_until == 0  # missed: the switch may be pressed again at once
+    assert ride_after(on_lift=False, moved_ago=10).goal is None  # the player is not on it: it left without it
+
+
+def test_ground_is_chosen_with_lifts_back_at_their_tops_but_the_one_underfoot(e1m3):
+    # A lift rests at its top: a way through one that is down now closes within seconds. The explorer chooses as
+    # though each lift away from its top were back at it (freedoom1 E1M9 chose ground 5,700 units off past a lift
+    # on its way back up, and found no way there), but the lift the player stands on or touches.
+    from doomagent.policies.explorer import Explorer
+
+    explorer = Explorer.for_map(e1m3, plan=None, god=True)
+    up, down = LiveMap(*_heights(e1m3, -24.0), frozenset()), LiveMap(*_heights(e1m3, -104.0), frozenset())
+    explorer._start = (up.floors, up.ceilings)
+    explorer._update(down)
+    far = (-1856.0, 2456.0)
+    assert explorer.settled(up, far) is None  # no lift away from its top
+    settled = explorer.settled(down, far)
+    assert (
+        settled is not None
+        and settled[STRIP] == -24.0
+        and (np.delete(settled, STRIP) == np.delete(down.floors, STRIP)).all()
+    )
+    grid, touching = explorer.live_grid.grid, explorer.live_grid.touching([STRIP])
+    beside = next(int(c) for c in touching if explorer._walk.standable[c] and explorer.live_grid.sector[c] == PIT)
+    assert explorer.settled(down, grid.centre(beside)) is None  # the player touches it: it is taken as it stands

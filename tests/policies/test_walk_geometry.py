@@ -11,7 +11,7 @@ import pytest
 from doomagent.env import MapGeometry
 from doomagent.env.rooms import auto_rooms
 from doomagent.policies._obstacles import Obstacles
-from doomagent.policies._steer import ProgressWatch
+from doomagent.policies._steer import ProgressWatch, step_toward
 from doomagent.policies._use_spot import nearest_on_line, on_front, reaches, use_cells
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
@@ -82,6 +82,20 @@ def test_the_stall_watch_starts_afresh_at_each_new_goal():
     assert watch.stalled(10.0, "a") is not None  # no nearer in more than 3 decisions
     assert watch.stalled(900.0, "b") is None  # the next point is far: not a stall against the last one
     assert all(watch.stalled(900.0 - 10 * i, "b") is None for i in range(1, 6))
+
+
+def test_a_step_toward_a_spot_slid_past_needs_no_turn():
+    # A ride from beside a lift strip steps into its edge; a player that slid past it steps back at once (turning
+    # round first took a second, and the lift went up without it: freedoom2 MAP21, seed 8000).
+    from doomagent.env.actions import Action
+    from doomagent.env.observation import Hud, Observation
+
+    hud = Hud(health=100, armor=0, ammo={}, weapon=1, weapon_ammo=0, weapons=(1,))
+    facing_east = Observation(np.zeros((4, 4, 3), np.uint8), hud, (0.0, 0.0, 0.0), 0.0, 0, None, 0, (), False)
+    assert step_toward(facing_east, (50.0, 10.0)) == Action.UP
+    assert step_toward(facing_east, (-50.0, 5.0)) == Action.DOWN
+    assert step_toward(facing_east, (5.0, 50.0)) == Action.STRAFE_LEFT
+    assert step_toward(facing_east, (-10.0, -50.0)) == Action.STRAFE_RIGHT
 
 
 def test_a_gap_between_two_crates_as_wide_as_the_player_is_no_way_through(e1m4):
