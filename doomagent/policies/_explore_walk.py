@@ -46,6 +46,7 @@ BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
 BRAKE_SPEED = 10.0  # map units moved forward in the last decision above which it brakes
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
+FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
 CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
 _SERIALS = itertools.count()
@@ -341,7 +342,19 @@ class Walker:
         point = grid.centre(target)
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
-        return turn_toward(obs, point, tolerance=_tolerance(here, point)) or Action.UP
+        tolerance = _tolerance(here, point)
+        if FINE_TOLERANCE < abs(bearing_off(obs, point)) <= tolerance and self._drop_ahead(obs, here, point):
+            tolerance = FINE_TOLERANCE  # off the way within the tolerance, but the view's way runs off a ledge
+        return turn_toward(obs, point, tolerance=tolerance) or Action.UP
+
+    def _drop_ahead(self, obs: Observation, here: Point, point: Point) -> bool:
+        """Return True when walking as the view points, as far as the point, crosses ground a step below the player's
+        (a walk along a ledge that drifts a few degrees falls off it; one along a wall slides on)."""
+        walk, grid = self.walk, self.live_grid.grid
+        heading, far = math.radians(obs.angle), math.dist(here, point)
+        steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
+        cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
+        return walk is not None and any(walk.standable[c] and walk.floor[c] < self._z - MAX_STEP for c in cells)
 
     def _door_between(self, a: Point, b: Point, live: LiveMap) -> Point | None:
         """Return where the step from a to b crosses a closed door's push line, or None."""

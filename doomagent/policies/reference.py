@@ -12,7 +12,7 @@ from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
 from doomagent.policies._explore_walk import RIDE
-from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, Threats
+from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, VIEW_HALF, Threats
 from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
@@ -75,7 +75,8 @@ class ReferenceNavigator:
     """Finish the map with the explorer (`policies.explorer`: the live grid, the plan's steps, what opens the way);
     shoot the most dangerous live monster in view; fetch weapons, and health, armor or ammo when short, that lie in
     view; look around when hit by something unseen. Taking no damage (`god`, the reference-nav ceiling), it fights
-    only what stands in its way and the bosses the map waits for, and fetches no health or armor."""
+    only what stands in its way, what hems it in, and the bosses the map waits for, and fetches no health or armor.
+    On a ride (a lift it set moving) it detours for no item."""
 
     explorer: Explorer
     fight_range: float = 650.0  # beyond this the pistol wastes bullets
@@ -349,9 +350,9 @@ class ReferenceNavigator:
                 if self._safe(obs, _SIDE[self._dodge]):
                     return self._dodge
             return Action.FIRE
-        if boxed is not None and obs.hud.weapon_ammo > 0:  # the nearest one hemming it in, out of view: face it
-            off = bearing(obs.position[0], obs.position[1], obs.angle, *boxed)
-            return Action.FIRE if abs(off) < AIM_DEGREES else Action.LEFT if off > 0 else Action.RIGHT
+        off = bearing(obs.position[0], obs.position[1], obs.angle, *boxed) if boxed is not None else 0.0
+        if abs(off) > VIEW_HALF and obs.hud.weapon_ammo > 0:  # the nearest one hemming it in, out of view: face it
+            return Action.LEFT if off > 0 else Action.RIGHT  # (in view and not seen, a wall is between: walk on)
         face = None if threats is None or obs.hud.weapon_ammo == 0 else threats.face(obs, self._decisions)
         if face is not None:
             return face

@@ -143,6 +143,10 @@ def test_taking_no_damage_and_hemmed_in_it_fights_whatever_is_near(e1m1_rooms):
     nav, obs = _boxed_in(e1m1_rooms, imp_behind, (), BOXED_AFTER + 5)
     assert nav._boxed(obs) == imp_behind[0][1:]
     assert nav.act(obs) == Action.RIGHT  # it turns to the imp behind it (a bearing of about -166 degrees)
+    # One ahead that the screen does not show stands behind a wall: no shots at the wall (freedoom1 E3M6 fired at
+    # one in a cage to the engine's stuck limit), the walk goes on.
+    nav, obs = _boxed_in(e1m1_rooms, (("DoomImp", -240.0, 256.0),), (), BOXED_AFTER + 5)
+    assert nav._boxed(obs) is not None and nav.act(obs) != Action.FIRE
     # A demon beside it (out of the 96 units ahead fought while walking) is turned to, and shot with no ground given.
     demon = _monster("Demon", 150.0, 90.0, ident=31)
     nav, obs = _boxed_in(e1m1_rooms, (("Demon", -300.0, 406.0),), (demon,), BOXED_AFTER + 5)
