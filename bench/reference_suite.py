@@ -49,7 +49,8 @@ TUNED_TRIALS = {
     "E1M8": (8000, 8001),
     "E1M9": (8000,),
     "E2M1": (8000,),
-    **dict.fromkeys(("E3M9", "E4M4", "MAP04", "MAP07", "MAP11", "MAP17", "MAP22", "MAP24"), (8000,)),
+    **dict.fromkeys(("E2M3", "E3M6", "E3M9", "E4M4", "MAP04", "MAP07", "MAP11", "MAP14", "MAP17"), (8000,)),
+    **dict.fromkeys(("MAP21", "MAP22", "MAP24"), (8000,)),
 }
 
 
