@@ -155,7 +155,7 @@ class Explorer:
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
                 self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
-            self._think_settled(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
+            self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
         return walker.act(obs, live, here, self._decisions)
 
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
@@ -173,36 +173,8 @@ class Explorer:
 
     # -- choosing --------------------------------------------------------------------------------------------
 
-    def _think_settled(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
-        """Choose as though each lift away from its top were back at it (`settled`)."""
-        floors = self.settled(live, here)
-        if floors is None:
-            self._think(live, here, hud)
-            return
-        avoid = self.walker.avoid(self._decisions)
-        walk, self._walk = self._walk, self.live_grid.build(floors, live.ceilings, live.keys, avoid=avoid)
-        self._whatif.clear()
-        try:
-            self._think(LiveMap(floors, live.ceilings, live.keys, live.monsters), here, hud, now=live)
-        finally:
-            self._walk = walk
-            self._whatif.clear()
-
-    def settled(self, live: LiveMap, here: tuple[float, float]) -> np.ndarray | None:
-        """Return the floors with each lift away from its top back at it, but one the player touches (None: no lift
-        is away). A lift rests at its top, and a way through one that is down now closes within seconds: freedoom1
-        E1M9's walk chose ground 5,700 units off past a lift on its way back up, and found no way there."""
-        assert self._start is not None
-        lg = self.live_grid
-        away = lg.lifts & (live.floors < self._start[0] - 1)
-        cell = self.walker.cell(here)
-        for sector in np.flatnonzero(away):
-            away[sector] = cell not in lg.touching([int(sector)])
-        return np.where(away, self._start[0], live.floors) if away.any() else None
-
-    def _think(self, live: LiveMap, here: tuple[float, float], hud: Hud, now: LiveMap | None = None) -> None:
-        """Choose the next goal (see the module's docstring); `now`: the heights as they stand, where `live` has the
-        lifts at their tops."""
+    def _think(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
+        """Choose the next goal (see the module's docstring)."""
         walk = self._walk
         assert walk is not None
         from scipy.sparse.csgraph import dijkstra
@@ -214,7 +186,7 @@ class Explorer:
         def near(cells: np.ndarray) -> float:
             return float(dist[cells].min()) if len(cells) else math.inf
 
-        self._set_off_already(now or live)
+        self._set_off_already(live)
         open_items = [i for i in self.items if self._open(i, live)]
         for item in open_items:
             item.live_cells = self._crossings(item) if self._crossed(item) else item.cells

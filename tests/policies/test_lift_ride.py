@@ -165,29 +165,6 @@ def test_a_ride_whose_lift_went_back_down_with_the_player_waits_for_its_next_ris
     assert ride_after(on_lift=False, moved_ago=10).goal is None  # the player is not on it: it left without it
 
 
-def test_ground_is_chosen_with_lifts_back_at_their_tops_but_the_one_underfoot(e1m3):
-    # A lift rests at its top: a way through one that is down now closes within seconds. The explorer chooses as
-    # though each lift away from its top were back at it (freedoom1 E1M9 chose ground 5,700 units off past a lift
-    # on its way back up, and found no way there), but the lift the player stands on or touches.
-    from doomagent.policies.explorer import Explorer
-
-    explorer = Explorer.for_map(e1m3, plan=None, god=True)
-    up, down = LiveMap(*_heights(e1m3, -24.0), frozenset()), LiveMap(*_heights(e1m3, -104.0), frozenset())
-    explorer._start = (up.floors, up.ceilings)
-    explorer._update(down)
-    far = (-1856.0, 2456.0)
-    assert explorer.settled(up, far) is None  # no lift away from its top
-    settled = explorer.settled(down, far)
-    assert (
-        settled is not None
-        and settled[STRIP] == -24.0
-        and (np.delete(settled, STRIP) == np.delete(down.floors, STRIP)).all()
-    )
-    grid, touching = explorer.live_grid.grid, explorer.live_grid.touching([STRIP])
-    beside = next(int(c) for c in touching if explorer._walk.standable[c] and explorer.live_grid.sector[c] == PIT)
-    assert explorer.settled(down, grid.centre(beside)) is None  # the player touches it: it is taken as it stands
-
-
 def test_a_walk_turns_finely_where_the_view_runs_off_a_ledge(e1m3, live_grid):
     # freedoom2 MAP14 (seed 8000, reference-nav): a walk along a ledge drifted 16 degrees off its way (within the
     # tolerance for a far point), fell 64 units, and the red keycard was out of reach from below. A walk whose view
