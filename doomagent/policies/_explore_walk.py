@@ -38,8 +38,8 @@ MOTION_WAIT = 160  # decisions waited for moving sectors when no way is open (a 
 BOSS_LOOK = 40  # decisions spent looking round at a boss's place for it
 REST = 240  # decisions a repeatable interaction just set off is not chosen again (its lift comes back up meanwhile)
 SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand still before pressing it
-RIDE_WAIT = 150  # decisions at most spent on a ride (a lift waits 3 s below before it rises)
-LIFT_PAUSE = 60  # decisions a lift waits below before it rises again (105 tics), and a few
+# Decisions at most spent on a ride, and that a lift waits below before it rises again (105 tics, and a few).
+RIDE_WAIT, LIFT_PAUSE = 150, 60
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
 BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
@@ -350,8 +350,7 @@ class Walker:
     def _drop_ahead(self, obs: Observation, here: Point, point: Point) -> bool:
         """Return True when walking as the view points, as far as the point, crosses ground a step below the player's
         (a walk along a ledge that drifts a few degrees falls off it; one along a wall slides on)."""
-        walk, grid = self.walk, self.live_grid.grid
-        heading, far = math.radians(obs.angle), math.dist(here, point)
+        walk, grid, heading, far = self.walk, self.live_grid.grid, math.radians(obs.angle), math.dist(here, point)
         steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
         cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
         return walk is not None and any(walk.standable[c] and walk.floor[c] < self._z - MAX_STEP for c in cells)
