@@ -26,8 +26,8 @@ COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "s
 
 
 def live_enemies(obs: Observation) -> list[VisibleObject]:
-    """Return monsters in view that stand (a corpse keeps its class but lies flat and wide)."""
-    return [o for o in obs.objects if o.is_enemy and (o.box[3] >= 0.7 * o.box[2] or o.distance < 128)]
+    """Return the live monsters in view (the engine labels a corpse Gore, its name prefixed "Dead")."""
+    return [o for o in obs.objects if o.is_enemy]
 
 
 def _where(o: VisibleObject, screen_width: int) -> str:

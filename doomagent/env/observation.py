@@ -55,7 +55,7 @@ class VisibleObject:
 
     @property
     def is_enemy(self) -> bool:
-        """Return True for monsters."""
+        """Return True for live monsters (the engine labels a corpse Gore and prefixes its name with "Dead")."""
         return self.category == "Monster"
 
 

@@ -82,7 +82,6 @@ class ReferenceNavigator:
     fight_range: float = 650.0  # beyond this the pistol wastes bullets
     screen_width: int = 640
     god: bool = False
-    _tallest: dict[int, int] = field(default_factory=dict)  # object id -> tallest box seen (corpses shrink)
     _health: int = 100
     _ammo: tuple[int, int] = (0, 0)  # the weapon in hand and its ammo, last decision
     _shot_at: int = -1_000  # the decision the weapon in hand last fired on
@@ -114,14 +113,6 @@ class ReferenceNavigator:
                 hint="the reference navigator plays maps that can be finished",
             )
         return cls(explorer, screen_width=screen_width, god=god)
-
-    def _alive(self, o: VisibleObject) -> bool:
-        height = o.box[3]
-        tallest = self._tallest[o.id] = max(self._tallest.get(o.id, 0), height)
-        # A corpse keeps its monster class; it lies flat: wide, and much lower than when it stood.
-        # Up close the box is clipped by the screen and a gun arm widens it: skip the shape test there.
-        flat = height < 0.7 * o.box[2] and o.distance > 128
-        return height >= 0.6 * tallest and not flat
 
     def _safe(self, obs: Observation, turn: float) -> bool:
         """Return True when a step `turn` degrees off the view (90: to the left) keeps to safe floor: no wall,
@@ -175,7 +166,7 @@ class ReferenceNavigator:
         monster with nothing within ROCKET_SAFE: its blast hurts the shooter), or None when it holds it."""
         hud = obs.hud
         if 5 in hud.weapons and hud.ammo.get("rockets", 0) > 0:
-            enemies = [o for o in obs.objects if o.is_enemy and self._alive(o)]
+            enemies = [o for o in obs.objects if o.is_enemy]
             if any(o.name in TOUGH for o in enemies) and all(o.distance > ROCKET_SAFE for o in enemies):
                 return None if hud.weapon == 5 else Action.WEAPON_5
         for slot, ammo in WEAPON_AMMO.items():
@@ -270,7 +261,6 @@ class ReferenceNavigator:
             o
             for o in obs.objects
             if o.is_enemy
-            and self._alive(o)
             and (
                 (o.distance < reach and (not self.god or boxed is not None or abs(o.bearing) < GOD_FIGHT_BEARING))
                 or (not self.god and o.name in HITSCAN and o.distance < HITSCAN_RANGE)

@@ -123,6 +123,24 @@ def test_a_tough_monster_close_by_is_fought_even_with_the_pistol_alone(e1m1_room
     assert nav._fired.get(near.id) == 1
 
 
+def test_every_live_monster_in_view_is_fought_however_its_box_is_shaped_and_a_corpse_never(e1m1_rooms):
+    # The engine labels a live monster "Monster" and a corpse "Gore" (its name prefixed "Dead"): no box shape
+    # stands in for that. A shotgun guy that stepped back from 100 to 190 units has a box half as tall as it had; an
+    # arachnotron's box is twice as wide as it is tall. Both are fought; a corpse in view is not.
+    nav = _navigator(e1m1_rooms)
+    nav._shots = 10  # past the sidesteps a fight starts with
+    near = VisibleObject(31, "ShotgunGuy", "Monster", (250, 130, 70, 180), 100.0, 0.0)
+    assert nav.act(_seen(near, running=False)) == Action.FIRE
+    stepped_back = VisibleObject(31, "ShotgunGuy", "Monster", (290, 150, 40, 95), 190.0, 0.0)
+    assert nav.act(_seen(stepped_back, running=False)) == Action.FIRE
+    wide = VisibleObject(32, "Arachnotron", "Monster", (250, 170, 140, 64), 400.0, 0.0)
+    nav.act(_seen(wide, running=False))
+    assert nav._fired.get(wide.id) == 1
+    corpse = VisibleObject(33, "DeadDoomImp", "Gore", (300, 200, 60, 20), 150.0, 0.0)
+    nav.act(_seen(corpse, running=False))
+    assert corpse.id not in nav._fired
+
+
 def test_an_imp_close_by_is_backed_away_from_while_the_gun_reloads(e1m1_rooms):
     nav = _navigator(e1m1_rooms)
     nav._ammo, nav._shots = (2, 51), 10  # the pistol fired a moment ago; past the sidesteps a fight starts with
