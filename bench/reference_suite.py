@@ -51,7 +51,8 @@ TUNED_TRIALS = {
     "E2M1": (8000,),
     **dict.fromkeys(("E2M3", "E3M6", "E3M9", "E4M4", "MAP04", "MAP07", "MAP11", "MAP14", "MAP17"), (8000,)),
     **dict.fromkeys(("MAP21", "MAP22", "MAP24"), (8000,)),
-    **dict.fromkeys(("E1M6", "E2M2", "E2M8", "E3M2", "MAP09", "MAP15", "MAP16", "MAP25", "MAP26"), (8000,)),  # 0.7.5
+    # 0.7.5
+    **dict.fromkeys(("E1M6", "E1M8", "E2M2", "E2M8", "E3M2", "MAP09", "MAP15", "MAP16", "MAP25", "MAP26"), (8000,)),
 }
 
 

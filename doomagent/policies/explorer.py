@@ -218,8 +218,6 @@ class Explorer:
         # again).
         step = next((i for i in self.steps if i.uses == 0 and self._open(i, live)), None)
         if step is not None and math.isfinite(near(step.live_cells)):
-            if not any(self.live_grid.lifts[s] for s in step.moves):  # a door shuts again: walked through at once
-                self._gain(step, live, reach, start)  # (`opens`: the ground it opens; after a ride, choose anew)
             self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
             return
         boss = self._boss_goal(live, reach)

@@ -93,37 +93,11 @@ def test_a_lift_ridden_before_is_taken_back_to_what_is_left_to_try():
     # freedoom1 E1M3: the blue key lies past the tag-10 lift; with it held, everything within reach is done and
     # the way on is that lift back down, used twice already, so it opens no new ground of its own: what is left to
     # try on its other side makes it worth the walk (the walk had circled the key's area to the frame cap).
-    nav, info = _play("freedoom1.wad", "E1M3", frames=20000, seed=6000)  # the suite's cap (exits at 14-16,000)
+    nav, info = _play("freedoom1.wad", "E1M3", frames=20000, seed=6000)  # the suite's cap (it exits at about 14,000)
     assert info["outcome"] == "exit", nav.explorer.log[-10:]
     log = nav.explorer.log
     key = next(i for i, line in enumerate(log) if "picked up the blue keycard" in line)
     assert any("trigger line (tag 10)" in line and "the way to what is" in line for line in log[key:])
-
-
-@pytest.mark.engine
-def test_the_ground_a_plan_step_opens_is_walked_into_at_once():
-    # freedoom1 E2M2 (seed 8000, traced in 0.7.5): the plan's first step, the tag-2 switch, raises a floor into a
-    # room; the walk goes into that room as soon as the switch is pressed, before anything else (a door a switch
-    # opens shuts again: the walk that looked at other ground first found the tag-8 door shut and the exit out of
-    # reach, and ran to the frame cap).
-    from doomagent.policies._explore_walk import OPENED
-
-    env = DoomEnv(EnvConfig(wad="freedoom1.wad", map="E2M2", god=True, live_map=True, max_frames=8000))
-    try:
-        nav = ReferenceNavigator.for_map(env.rooms, god=True)
-        obs, _ = env.reset(seed=8000)
-        pressed = None
-        while pressed is None:
-            obs, _, terminated, truncated, info = env.step(nav.act(obs))
-            assert not (terminated or truncated), nav.explorer.log[-5:]
-            if any("switch (tag 2)" in line and "set its sectors moving" in line for line in nav.explorer.log):
-                pressed = nav.explorer.walker.goal
-        assert pressed is not None and pressed.label == OPENED
-        while not (terminated or truncated):
-            obs, _, terminated, truncated, info = env.step(nav.act(obs))
-        assert info["outcome"] == "exit", nav.explorer.log[-10:]
-    finally:
-        env.close()
 
 
 @pytest.mark.slow
