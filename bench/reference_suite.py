@@ -40,7 +40,7 @@ TUNED_SEEDS = frozenset(
         9022,
     ]  # the last five: E1M1 deaths traced in 0.7.2
 )
-# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3, 0.7.4 and 0.7.5.
+# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3 to 0.7.6.
 TUNED_TRIALS = {
     "E1M1": (8003, 9006),
     "E1M3": (8000, 8001),
@@ -52,7 +52,9 @@ TUNED_TRIALS = {
     **dict.fromkeys(("E2M3", "E3M6", "E3M9", "E4M4", "MAP04", "MAP07", "MAP11", "MAP14", "MAP17"), (8000,)),
     **dict.fromkeys(("MAP21", "MAP22", "MAP24"), (8000,)),
     # 0.7.5
-    **dict.fromkeys(("E1M6", "E1M8", "E2M2", "E2M8", "E3M2", "MAP09", "MAP15", "MAP16", "MAP25", "MAP26"), (8000,)),
+    **dict.fromkeys(("E1M6", "E2M2", "E2M8", "E3M2", "MAP09", "MAP15", "MAP16", "MAP25", "MAP26"), (8000,)),
+    # 0.7.6
+    **dict.fromkeys(("E3M5", "MAP03", "MAP13"), (8000,)),
 }
 
 

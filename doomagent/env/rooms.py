@@ -83,9 +83,10 @@ class RoomMap:
     @cached_property
     def use_walls(self) -> np.ndarray:
         """Return (N, 4) segments a use cannot reach through: one-sided lines and two-sided lines with no opening
-        between floor and ceiling (Doom's use passes over a sill and under a lintel; doors and lifts count open)."""
+        between floor and ceiling (Doom's use passes over a sill and under a lintel; doors and lifts count open, a door
+        that opens only a crack too: freedoom1 E2M1's switches behind its yellow-key doors, 28 units open)."""
         g = self.geometry
-        movers = frozenset(g.doors) | g.lifts
+        movers = g.door_targets | g.lifts
         f, b = g.line_front, g.line_back
         ff, bb = np.maximum(f, 0), np.maximum(b, 0)
         opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb]) - np.maximum(

@@ -21,13 +21,13 @@ from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
+from doomagent.policies import _steer
 from doomagent.policies._interactions import Interaction
-from doomagent.policies._livegrid import LiveGrid, Walk
+from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, step_toward, turn_toward
 from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches, spans
 
 Point = tuple[float, float]
-MOVED = 2.0  # map units a sector must move to count as moved
 STALLS = 4  # stalls on one walk before the cell ahead is kept off
 KEEP_OFF = 900  # decisions a cell stalled short of is kept off
 LOOK_AHEAD = 20  # cells along the way the walk may head for directly
@@ -42,10 +42,8 @@ SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand s
 RIDE_WAIT, LIFT_PAUSE = 150, 60
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
-BRAKE_TURN = 60.0  # degrees to turn at which a running walk brakes first
-BRAKE_SPEED = 10.0  # map units moved forward in the last decision above which it brakes
+BRAKE_TURN, BRAKE_SPEED = 60.0, 10.0  # a walk brakes before a turn of this many degrees, going this many units a step
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
-NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
 FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
 CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
@@ -228,12 +226,16 @@ class Walker:
             item.uses += 1
             item.rest_until = self._decisions + REST
             self.note(f"{item.text} set its sectors moving")
-            # The lifts it moved (one already as low as the floors round it stays put: no ride, no sign of one; a block
-            # whose top meets its ceiling carries nobody up: a player on it stops it, and it goes back down).
+            # The lifts it moved (one as low as the floors round it stays put; a block whose top meets its ceiling
+            # carries nobody up: a player on it stops it). A lift comes back to where it stood when called (floors moved
+            # freedoom2 MAP13's); a floor that moves a lift's sector stays where it went: no ride.
+            lift = item.effect == "lift"
+            self._top.update({s: float(goal.heights[0][s]) for s in item.moves if lift and self.live_grid.lifts[s]})
             lifts = [
                 s
                 for s in item.moves
-                if self.live_grid.lifts[s]
+                if lift
+                and self.live_grid.lifts[s]
                 and live.floors[s] != goal.heights[0][s]
                 and live.ceilings[s] - self._top[s] >= MIN_HEADROOM
             ]
@@ -342,7 +344,7 @@ class Walker:
         point = grid.centre(target)
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
-        tolerance = _tolerance(here, point)
+        tolerance = _steer.walk_tolerance(here, point)
         if FINE_TOLERANCE < abs(bearing_off(obs, point)) <= tolerance and self._drop_ahead(obs, here, point):
             tolerance = FINE_TOLERANCE  # off the way within the tolerance, but the view's way runs off a ledge
         return turn_toward(obs, point, tolerance=tolerance) or Action.UP
@@ -409,7 +411,12 @@ class Walker:
             moves = list(item.moves)
             settling = bool(moves) and self._decisions - int(self._moved_at[moves].max()) <= 2
             # A lift is called when it rests at its top: one waiting below goes back up whatever is pressed.
-            away = any(self.live_grid.lifts[s] and live.floors[s] < self._top[s] - 1 for s in moves)
+            away = any(
+                self.live_grid.lifts[s]
+                and live.floors[s] < self._top[s] - 1
+                and self._decisions - int(self._moved_at[s]) <= LIFT_PAUSE  # (one long still rests there)
+                for s in moves
+            )
             if (settling or away) and goal.settle < SETTLE_WAIT:
                 goal.settle += 1
                 return Action.WAIT
@@ -482,19 +489,3 @@ class Walker:
         goal.side = side
         aim = across(self.room_map, line, *here, inset=0.15)
         return turn_toward(obs, aim, tolerance=12.0) or Action.UP
-
-
-def moved(live: LiveMap, sectors: list[int] | None, floors: np.ndarray, ceilings: np.ndarray) -> bool:
-    """Return True when any of the sectors (None: any at all) stands more than MOVED from the given heights."""
-    if sectors is None:
-        return bool((np.abs(live.floors - floors) > 0.5).any() or (np.abs(live.ceilings - ceilings) > 0.5).any())
-    return bool(
-        (np.abs(live.floors[sectors] - floors[sectors]) > MOVED).any()
-        or (np.abs(live.ceilings[sectors] - ceilings[sectors]) > MOVED).any()
-    )
-
-
-def _tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:
-    """Return how far off the point ahead the walk may head before it turns: a turn key tapped once turns the view
-    only about 5 degrees (Doom turns slowly for its first 6 tics), so a far point is turned to less finely."""
-    return NEAR_TOLERANCE if math.dist(here, point) < 96.0 else FAR_TOLERANCE

@@ -52,6 +52,7 @@ class Interaction:
     rest_until: int = 0  # a repeatable one just set off is not chosen again before this decision
     opens: np.ndarray | None = field(default=None, repr=False)  # cells of new ground it was chosen to open
     beyond: int = 0  # interactions not yet tried that doing it brings within reach (the explorer's what-if)
+    behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
 
@@ -102,6 +103,8 @@ def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
             _text(trigger, kind, tag),
         )
         _place(room_map, item, kind.trigger)
+        if trigger == "switch":  # a switch on the back wall of a door (freedoom1 E2M1's, behind its yellow-key doors)
+            item.behind = tuple(sorted({int(g.line_front[ln]) for ln in lines} & g.door_targets))
         if len(item.cells):
             out.append(item)
     out.extend(_keys(room_map, skill))
@@ -135,7 +138,7 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
     if trigger == "walk":
         front, back = [], []
         for line in item.lines:
-            f, b = _line_sides(room_map, line, CROSS_DEPTH)
+            f, b = _line_sides(room_map, line, CROSS_DEPTH, anywhere=True)
             front.append(f)
             back.append(b)
         item.sides = (np.unique(np.concatenate(front)), np.unique(np.concatenate(back)))
@@ -151,8 +154,10 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
     item.cells = np.array(sorted(set(cells)), dtype=np.int64)
 
 
-def _line_sides(room_map: RoomMap, line: int, depth: float) -> tuple[np.ndarray, np.ndarray]:
-    """Return the walkable cells within `depth` of a line, beside its length, on its front side and on its back."""
+def _line_sides(room_map: RoomMap, line: int, depth: float, anywhere: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Return the walkable cells within `depth` of a line, beside its length, on its front side and on its back
+    (`anywhere`: any cell of a sector, walkable as the map begins or not; the live grid tells which are now: freedoom2
+    MAP03's exit line runs along a platform's edge, a wall until a switch lowers the platform)."""
     g, grid = room_map.geometry, room_map.navgrid
     (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
     dx, dy = bx - ax, by - ay
@@ -160,7 +165,7 @@ def _line_sides(room_map: RoomMap, line: int, depth: float) -> tuple[np.ndarray,
     px, py = grid.cx + 0.37, grid.cy + 0.29  # where each cell's sector was read (a centre may lie on the line)
     t = ((px - ax) * dx + (py - ay) * dy) / (length * length)
     side = ((px - ax) * dy - (py - ay) * dx) / length  # positive on the front side
-    beside = (t >= 0) & (t <= 1) & (np.abs(side) <= depth) & grid.walkable
+    beside = (t >= 0) & (t <= 1) & (np.abs(side) <= depth) & ((grid.sector >= 0) if anywhere else grid.walkable)
     return np.flatnonzero(beside & (side > 0)), np.flatnonzero(beside & (side < 0))
 
 

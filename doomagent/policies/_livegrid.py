@@ -7,7 +7,8 @@ within a player's radius more than 24 units above its own, no wall or impassable
 between neighbouring cells climbs at most 24 units; drops are free. Doors a player pushes open (with the key their
 line needs) count as open, but are entered only from a cell that can push them: on the front side of one of their
 push lines and within use range (a door pushed from one face only is no way through from the other). Teleport lines
-lead from the cells on their front side to their destination.
+lead from the cells on their front side to their destination; a step over a repeatable one from its front is no step
+at all (it teleports: freedoom1 E3M5's tag-6 lift is a teleport pad, never ridden).
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from scipy.sparse import coo_matrix, csr_matrix
 from doomagent.env import _triggers, specials
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
 from doomagent.env.navgrid import CELL, HAZARD_COST, RADIUS, NavGrid
+from doomagent.env.observation import LiveMap
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._obstacles import SOLID_THINGS
 
 PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within which it pushes it (use range 64)
 TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
+MOVED = 2.0  # map units a sector must move to count as moved
+REPEAT_TELEPORTS = frozenset({97, 208})  # teleport lines that teleport at every crossing (W1 ones only the first)
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
@@ -97,6 +101,7 @@ class LiveGrid:
             self._door_sides[door] = others[others != door]
         self.teleports = _teleports(grid, g)
         self._pairs = _neighbour_pairs(grid.nx, grid.ny)
+        self._teleported = [_teleported(grid, g, src, dst) for (src, dst), _step in self._pairs]
         self._version = 0
 
     def lowest_beside(self, sector: int, floors: np.ndarray) -> float:
@@ -170,11 +175,13 @@ class LiveGrid:
         door_cell[cells_t[beside]] = doors_t[beside]
         rows, cols, weights = [], [], []
         hazard = self.grid.hazard
-        for (src, dst), step in self._pairs:
+        for ((src, dst), step), teleported in zip(self._pairs, self._teleported, strict=True):
             ok = standable[src] & standable[dst]
             s, d = src[ok], dst[ok]
-            for a, b in ((s, d), (d, s)):
+            for (a, b), away in zip(((s, d), (d, s)), teleported, strict=True):
                 fine = (floor[b] - floor[a] <= MAX_STEP) | mover_cell[a] | mover_cell[b]
+                if away is not None:
+                    fine &= ~away[ok]
                 # Into a closed door from outside it: only from a cell that pushes it.
                 into = door_cell[b] >= 0
                 fine &= ~into | (door_cell[a] == door_cell[b]) | (entry[a] == door_cell[b])
@@ -298,6 +305,36 @@ def _teleports(grid: NavGrid, g: MapGeometry) -> list[tuple[int, np.ndarray, int
     return out
 
 
+def _teleported(
+    grid: NavGrid, g: MapGeometry, src: np.ndarray, dst: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Return, for the steps src -> dst and dst -> src, which cross a repeatable teleport line from its front side
+    (None: none do)."""
+    lines = [ln for ln, special in enumerate(g.line_special.tolist()) if special in REPEAT_TELEPORTS]
+    out: list[np.ndarray | None] = [None, None]
+    if not lines:
+        return None, None
+    # Sampled a hair off the centres, as the grid's sectors are: map lines sit on the centres' 8-unit lattice.
+    sx, sy, dx_, dy_ = grid.cx[src] + 0.37, grid.cy[src] + 0.29, grid.cx[dst] + 0.37, grid.cy[dst] + 0.29
+    for k, (ax, ay, bx, by) in enumerate(((sx, sy, dx_, dy_), (dx_, dy_, sx, sy))):
+        hit = np.zeros(len(src), dtype=bool)
+        for line in lines:
+            (lx, ly), (mx, my) = g.vertices[g.line_v[line]]
+            ex, ey = mx - lx, my - ly
+            side_a = (ax - lx) * ey - (ay - ly) * ex  # positive on the front side
+            side_b = (bx - lx) * ey - (by - ly) * ex
+            over = (side_a > 0) & (side_b < 0)
+            if not over.any():
+                continue
+            t = side_a[over] / (side_a[over] - side_b[over])  # where the step meets the line's infinite extension
+            px, py = ax[over] + t * (bx[over] - ax[over]), ay[over] + t * (by[over] - ay[over])
+            u = ((px - lx) * ex + (py - ly) * ey) / max(ex * ex + ey * ey, 1e-9)
+            idx = np.flatnonzero(over)
+            hit[idx[(u >= 0) & (u <= 1)]] = True
+        out[k] = hit if hit.any() else None
+    return out[0], out[1]
+
+
 def _neighbour_pairs(nx: int, ny: int) -> list[tuple[tuple[np.ndarray, np.ndarray], float]]:
     """Return each direction's (cells, their neighbours) arrays and the step's length."""
     idx = np.arange(nx * ny).reshape(ny, nx)
@@ -320,3 +357,13 @@ def dilate(mask: np.ndarray, nx: int, ny: int, steps: int) -> np.ndarray:
         g[:, :-1] |= m[:, 1:]
         m = g
     return m.ravel()
+
+
+def moved(live: LiveMap, sectors: list[int] | None, floors: np.ndarray, ceilings: np.ndarray) -> bool:
+    """Return True when any of the sectors (None: any at all) stands more than MOVED from the given heights."""
+    if sectors is None:
+        return bool((np.abs(live.floors - floors) > 0.5).any() or (np.abs(live.ceilings - ceilings) > 0.5).any())
+    return bool(
+        (np.abs(live.floors[sectors] - floors[sectors]) > MOVED).any()
+        or (np.abs(live.ceilings[sectors] - ceilings[sectors]) > MOVED).any()
+    )

@@ -9,6 +9,7 @@ from doomagent.env.actions import Action
 from doomagent.env.observation import Observation
 
 TURN_TOLERANCE = 14.0  # degrees off the target at which a walker walks instead of turning
+NEAR_TOLERANCE, FAR_TOLERANCE = 14.0, 20.0  # degrees off a point nearer / farther than 96 units before turning
 
 
 def bearing_off(obs: Observation, point: tuple[float, float]) -> float:
@@ -24,6 +25,12 @@ def turn_toward(obs: Observation, point: tuple[float, float], tolerance: float =
     if abs(off) <= tolerance:
         return None
     return Action.LEFT if off > 0 else Action.RIGHT
+
+
+def walk_tolerance(here: tuple[float, float], point: tuple[float, float]) -> float:
+    """Return how far off the point ahead a walk may head before it turns: a turn key tapped once turns the view
+    only about 5 degrees (Doom turns slowly for its first 6 tics), so a far point is turned to less finely."""
+    return NEAR_TOLERANCE if math.dist(here, point) < 96.0 else FAR_TOLERANCE
 
 
 def step_toward(obs: Observation, point: tuple[float, float]) -> Action:

@@ -24,9 +24,9 @@ from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
-from doomagent.policies._explore_walk import BOSS, Goal, Walker, moved
+from doomagent.policies._explore_walk import BOSS, Goal, Walker
 from doomagent.policies._interactions import Interaction, interactions, plan_steps
-from doomagent.policies._livegrid import LiveGrid, Walk, dilate
+from doomagent.policies._livegrid import LiveGrid, Walk, dilate, moved
 from doomagent.policies._provisions import LOW_HEALTH, plan_detours, supply_goal
 from doomagent.policies._sight import EYE, Sight
 from doomagent.policies._supplies import Supplies
@@ -279,6 +279,8 @@ class Explorer:
         """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
         if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
             return False
+        if item.behind and (live.ceilings[list(item.behind)] <= live.floors[list(item.behind)]).all():
+            return False  # behind a door shut now
         return item.kind == "key" or item.key is None or item.key in live.keys
 
     def _wander(self, reach: np.ndarray, dist: np.ndarray) -> None:
@@ -379,7 +381,8 @@ class Explorer:
             for i in self.items
             if i.kind == "exit" and (i.key is None or i.key in keys)
         )
-        return gain, finishes, np.flatnonzero(fresh) if gain else None
+        # (a gain of interactions alone opens no ground to walk into: the walk chooses afresh once they are in reach)
+        return gain, finishes, np.flatnonzero(fresh) if gain and fresh.any() else None
 
     def _reach_after(
         self, item: Interaction, live: LiveMap, keys: frozenset[str], movers: frozenset[int], start: int

@@ -165,6 +165,10 @@ def test_taking_no_damage_and_hemmed_in_it_fights_whatever_is_near(e1m1_rooms):
     # one in a cage to the engine's stuck limit), the walk goes on.
     nav, obs = _boxed_in(e1m1_rooms, (("DoomImp", -240.0, 256.0),), (), BOXED_AFTER + 5)
     assert nav._boxed(obs) is not None and nav.act(obs) != Action.FIRE
+    # And once the walk turns it away, it is not turned back to face the wall (freedoom1 E3M5, atop a lift: the two
+    # turns took turns for 100 decisions): it counts as held afresh from the moment the wall was found.
+    away = dataclasses.replace(obs, angle=180.0)
+    assert nav._boxed(away) is None
     # A demon beside it (out of the 96 units ahead fought while walking) is turned to, and shot with no ground given.
     demon = _monster("Demon", 150.0, 90.0, ident=31)
     nav, obs = _boxed_in(e1m1_rooms, (("Demon", -300.0, 406.0),), (demon,), BOXED_AFTER + 5)

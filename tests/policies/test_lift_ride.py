@@ -181,3 +181,33 @@ def test_a_walk_turns_finely_where_the_view_runs_off_a_ledge(e1m3, live_grid):
     assert walker._drop_ahead(facing(30.0), here, (-130.0, 40.0))  # east, drifting 30 degrees toward it
     assert not walker._drop_ahead(facing(0.0), here, (-130.0, 40.0))  # east along the room's strip
     assert not walker._drop_ahead(facing(-20.0), here, (-130.0, 40.0))  # drifting toward the wall: it slides on
+
+
+def test_a_lift_a_floor_raised_comes_back_to_where_it_stood_when_called():
+    # freedoom2 MAP13's sector 69 begins as low as the nukage pit round it (-288): switch line 1200 (special 20,
+    # tag 3) raises its floor to -112, and only then does its lift switch (line 370) lower it and bring it back up
+    # to -112. A player in the pit rides it up; the raise itself carries nobody (its floor stays where it went).
+    rooms = auto_rooms(MapGeometry.load("MAP13", "freedoom2.wad"))
+    live_grid = LiveGrid(rooms)
+    g = rooms.geometry
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    walker = Walker(rooms, live_grid, note=lambda _text: None)
+    walker.walk = live_grid.build(floors, ceilings, frozenset())
+    here = (800.0, 2600.0)  # in the pit, beside the lift
+    start = LiveMap(floors, ceilings, frozenset())
+    walker.act(_obs(here, -288.0, start), start, here, 1)  # the heights as the map began: the lift at -288
+    raised = floors.copy()
+    raised[69] = -112.0
+    raise_it = Interaction("switch", "open", (1200,), (808.0, 2824.0), np.zeros(0, np.int64), moves=(69,))
+    walker.start(Goal(raise_it, np.array([grid_cell(live_grid, here)]), "switch (tag 3) that moves a floor", presses=1))
+    walker.goal.heights = (floors, ceilings)
+    walker.act(_obs(here, -288.0, start), LiveMap(raised, ceilings, frozenset()), here, 2)
+    assert walker.goal is None or walker.goal.label != RIDE  # no ride on a floor that moved
+    lift = Interaction("switch", "lift", (370,), (704.0, 2652.0), np.zeros(0, np.int64), moves=(69,), repeat=True)
+    walker.start(Goal(lift, np.array([grid_cell(live_grid, here)]), "switch (tag 3) that lowers a lift", presses=1))
+    walker.goal.heights = (raised, ceilings)
+    lowering = raised.copy()
+    lowering[69] = -200.0
+    walker.act(_obs(here, -288.0, start), LiveMap(lowering, ceilings, frozenset()), here, 3)
+    ride = walker.goal
+    assert ride is not None and ride.label == RIDE and ride.lifts == (69,) and ride.below  # up from the pit

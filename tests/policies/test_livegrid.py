@@ -95,3 +95,40 @@ def test_a_trigger_line_in_pieces_is_one_interaction_crossed_from_either_side():
     assert len(lift) == 1 and set(lift[0].lines) == {335, 355, 356} and lift[0].repeat
     front, back = lift[0].sides
     assert len(front) and len(back)
+
+
+@pytest.mark.slow
+def test_a_switch_behind_a_door_that_opens_a_crack_is_pressed_through_it():
+    # freedoom1 E2M1: the switches that raise the pit's steps (lines 317, 322) are the back walls of the yellow-key
+    # doors (sectors 45, 186), which open only 28 units: pressed through the crack, and only while it is open.
+    rooms = auto_rooms(MapGeometry.load("E2M1", "freedoom1.wad"))
+    steps = {i.lines[0]: i for i in interactions(rooms) if i.kind == "switch" and i.lines[0] in (317, 322)}
+    assert set(steps) == {317, 322}
+    assert steps[317].behind == (45,) and steps[322].behind == (186,) and len(steps[317].cells)
+
+
+@pytest.mark.slow
+def test_an_exit_line_on_a_platform_edge_is_crossed_once_the_platform_is_down():
+    # freedoom2 MAP03's exit lines run along the edge of a platform (sector 306, 128 units up) that a switch
+    # lowers: the cells beside them are walls on the map as it begins, floor once it is down.
+    rooms = auto_rooms(MapGeometry.load("MAP03", "freedoom2.wad"))
+    exits = [i for i in interactions(rooms) if i.kind == "exit" and i.lines[0] in (1669, 1670)]
+    assert len(exits) == 2
+    grid = LiveGrid(rooms)
+    down = _walk(grid, platform=(306, -384.0, 129.0))
+    for item in exits:
+        front, back = item.sides
+        assert len(front) and len(back)
+        assert down.graph[front][:, back].nnz or down.graph[back][:, front].nnz  # a step over it
+
+
+@pytest.mark.slow
+def test_a_repeatable_teleport_line_is_stepped_over_only_to_its_destination():
+    # freedoom1 E3M5's tag-6 lift (sector 264) holds a teleport pad (lines 2289-2292, WR, facing out): with the lift
+    # down, a walk onto it ends at the pad's destination (736, 2752), not on the lift.
+    rooms = auto_rooms(MapGeometry.load("E3M5", "freedoom1.wad"))
+    grid = LiveGrid(rooms)
+    down = _walk(grid, lift=(264, -112.0, 144.0))
+    beside, pad = (736.0, 2960.0), (736.0, 3040.0)  # sector 263 south of the pad; the pad's middle
+    assert math.isinf(_distance(grid, down, beside, pad))
+    assert _distance(grid, down, beside, (736.0, 2752.0)) < 200  # over the pad's edge: there at once
