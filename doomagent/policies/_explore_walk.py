@@ -21,10 +21,17 @@ from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
-from doomagent.policies import _steer
 from doomagent.policies._interactions import Interaction
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
-from doomagent.policies._steer import ProgressWatch, StillWatch, UsePacer, bearing_off, step_toward, turn_toward
+from doomagent.policies._steer import (
+    ProgressWatch,
+    StillWatch,
+    UsePacer,
+    bearing_off,
+    step_toward,
+    turn_toward,
+    walk_tolerance,
+)
 from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches, spans
 
 Point = tuple[float, float]
@@ -229,15 +236,12 @@ class Walker:
             # The lifts it moved (one as low as the floors round it stays put; a block whose top meets its ceiling
             # carries nobody up: a player on it stops it). A lift comes back to where it stood when called (floors moved
             # freedoom2 MAP13's); a floor that moves a lift's sector stays where it went: no ride.
-            lift = item.effect == "lift"
-            self._top.update({s: float(goal.heights[0][s]) for s in item.moves if lift and self.live_grid.lifts[s]})
+            called = [s for s in item.moves if item.effect == "lift" and self.live_grid.lifts[s]]
+            self._top.update({s: float(goal.heights[0][s]) for s in called})
             lifts = [
                 s
-                for s in item.moves
-                if lift
-                and self.live_grid.lifts[s]
-                and live.floors[s] != goal.heights[0][s]
-                and live.ceilings[s] - self._top[s] >= MIN_HEADROOM
+                for s in called
+                if live.floors[s] != goal.heights[0][s] and live.ceilings[s] - self._top[s] >= MIN_HEADROOM
             ]
             if lifts:  # ride it: onto the lift once it is down, then up (or down) with it
                 below = self._z < max(self._top[s] for s in lifts) - MAX_STEP
@@ -344,7 +348,7 @@ class Walker:
         point = grid.centre(target)
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
-        tolerance = _steer.walk_tolerance(here, point)
+        tolerance = walk_tolerance(here, point)
         if FINE_TOLERANCE < abs(bearing_off(obs, point)) <= tolerance and self._drop_ahead(obs, here, point):
             tolerance = FINE_TOLERANCE  # off the way within the tolerance, but the view's way runs off a ledge
         return turn_toward(obs, point, tolerance=tolerance) or Action.UP

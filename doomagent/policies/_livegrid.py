@@ -311,28 +311,28 @@ def _teleported(
     """Return, for the steps src -> dst and dst -> src, which cross a repeatable teleport line from its front side
     (None: none do)."""
     lines = [ln for ln, special in enumerate(g.line_special.tolist()) if special in REPEAT_TELEPORTS]
-    out: list[np.ndarray | None] = [None, None]
-    if not lines:
-        return None, None
     # Sampled a hair off the centres, as the grid's sectors are: map lines sit on the centres' 8-unit lattice.
-    sx, sy, dx_, dy_ = grid.cx[src] + 0.37, grid.cy[src] + 0.29, grid.cx[dst] + 0.37, grid.cy[dst] + 0.29
-    for k, (ax, ay, bx, by) in enumerate(((sx, sy, dx_, dy_), (dx_, dy_, sx, sy))):
-        hit = np.zeros(len(src), dtype=bool)
-        for line in lines:
-            (lx, ly), (mx, my) = g.vertices[g.line_v[line]]
-            ex, ey = mx - lx, my - ly
-            side_a = (ax - lx) * ey - (ay - ly) * ex  # positive on the front side
-            side_b = (bx - lx) * ey - (by - ly) * ex
-            over = (side_a > 0) & (side_b < 0)
-            if not over.any():
-                continue
-            t = side_a[over] / (side_a[over] - side_b[over])  # where the step meets the line's infinite extension
-            px, py = ax[over] + t * (bx[over] - ax[over]), ay[over] + t * (by[over] - ay[over])
-            u = ((px - lx) * ex + (py - ly) * ey) / max(ex * ex + ey * ey, 1e-9)
-            idx = np.flatnonzero(over)
-            hit[idx[(u >= 0) & (u <= 1)]] = True
-        out[k] = hit if hit.any() else None
-    return out[0], out[1]
+    a = np.stack([grid.cx[src] + 0.37, grid.cy[src] + 0.29], axis=1)
+    b = np.stack([grid.cx[dst] + 0.37, grid.cy[dst] + 0.29], axis=1)
+    return _over_from_front(g, lines, a, b), _over_from_front(g, lines, b, a)
+
+
+def _over_from_front(g: MapGeometry, lines: list[int], a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """Return which steps a -> b ((N, 2) points each) cross one of the lines from its front side (None: none do)."""
+    hit = np.zeros(len(a), dtype=bool)
+    for line in lines:
+        (lx, ly), (mx, my) = g.vertices[g.line_v[line]]
+        ex, ey = mx - lx, my - ly
+        side_a = (a[:, 0] - lx) * ey - (a[:, 1] - ly) * ex  # positive on the front side
+        side_b = (b[:, 0] - lx) * ey - (b[:, 1] - ly) * ex
+        over = np.flatnonzero((side_a > 0) & (side_b < 0))
+        if not len(over):
+            continue
+        t = side_a[over] / (side_a[over] - side_b[over])  # where the step meets the line's infinite extension
+        at = a[over] + t[:, None] * (b[over] - a[over])
+        u = ((at[:, 0] - lx) * ex + (at[:, 1] - ly) * ey) / max(ex * ex + ey * ey, 1e-9)
+        hit[over[(u >= 0) & (u <= 1)]] = True
+    return hit if hit.any() else None
 
 
 def _neighbour_pairs(nx: int, ny: int) -> list[tuple[tuple[np.ndarray, np.ndarray], float]]:

@@ -343,8 +343,8 @@ class ReferenceNavigator:
         off = bearing(obs.position[0], obs.position[1], obs.angle, *boxed) if boxed is not None else 0.0
         if abs(off) > VIEW_HALF and obs.hud.weapon_ammo > 0:  # the nearest one hemming it in, out of view: face it
             return Action.LEFT if off > 0 else Action.RIGHT
-        if boxed is not None:  # in view and not seen: a wall is between; walk on, and let the walk turn away from it
-            self._anchor = (obs.position[0], obs.position[1], self._decisions)  # (freedoom1 E3M5, atop a lift)
+        if boxed is not None:  # in view and not seen (a wall is between), or no ammo to face it with: walk on, and
+            self._anchor = (obs.position[0], obs.position[1], self._decisions)  # let the walk turn away (E3M5's lift)
         face = None if threats is None or obs.hud.weapon_ammo == 0 else threats.face(obs, self._decisions)
         if face is not None:
             return face
