@@ -4,7 +4,8 @@ lift that is up is a step too high until it comes down (its switch or trigger li
 
 A cell is standable where a player centred on it fits (Doom's P_CheckPosition): 56 units of headroom, no floor
 within a player's radius more than 24 units above its own, no wall or impassable line within that radius. A step
-between neighbouring cells climbs at most 24 units; drops are free. Doors a player pushes open (with the key their
+between neighbouring cells climbs at most 24 units, or more where stairs narrower than a cell climb it 24 at a time
+on the way (`_stairs`); drops are free. Doors a player pushes open (with the key their
 line needs) count as open, but are entered only from a cell that can push them: on the front side of one of their
 push lines and within use range (a door pushed from one face only is no way through from the other). Teleport lines
 lead from the cells on their front side to their destination; a step over a repeatable one from its front is no step
@@ -26,6 +27,8 @@ from doomagent.env.navgrid import CELL, HAZARD_COST, RADIUS, NavGrid
 from doomagent.env.observation import LiveMap
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._obstacles import SOLID_THINGS
+from doomagent.policies._stairs import RISE as STAIR_RISE
+from doomagent.policies._stairs import Stairs
 
 PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within which it pushes it (use range 64)
 TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
@@ -83,7 +86,8 @@ class LiveGrid:
         self.sector = grid.sector
         self.inside = grid.sector >= 0
         self._sec = np.maximum(grid.sector, 0)
-        self.hard, self._rows, self._touched = _touches(grid, g)
+        self.hard, self._rows, self._touched, near = _touches(grid, g)
+        self.stairs = Stairs(grid, g, *near)
         self._starts = np.flatnonzero(np.diff(np.concatenate([[-1], self._rows])) != 0)  # first entry of each row
         self._row_cells = self._rows[self._starts]
         self.things = _things_mask(room_map, skill)
@@ -179,7 +183,11 @@ class LiveGrid:
             ok = standable[src] & standable[dst]
             s, d = src[ok], dst[ok]
             for (a, b), away in zip(((s, d), (d, s)), teleported, strict=True):
-                fine = (floor[b] - floor[a] <= MAX_STEP) | mover_cell[a] | mover_cell[b]
+                rise = floor[b] - floor[a]
+                fine = (rise <= MAX_STEP) | mover_cell[a] | mover_cell[b]
+                steep = np.flatnonzero(~fine & (rise <= STAIR_RISE))
+                if len(steep):  # stairs narrower than a cell, climbed on the way
+                    fine[steep] = self.stairs.climbable(a[steep], b[steep], floor, floors)
                 if away is not None:
                     fine &= ~away[ok]
                 # Into a closed door from outside it: only from a cell that pushes it.
@@ -201,11 +209,12 @@ class LiveGrid:
         return Walk(standable, floor, graph, self._version, hazard)
 
 
-def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Return (per cell: a wall or impassable line lies within a player's radius of its centre; then, sorted by
-    cell, the cells and the sectors across the two-sided lines within that radius: what a player there touches)."""
+    cell, the cells and the sectors across the two-sided lines within that radius: what a player there touches;
+    and, sorted by cell, the cells and every line within that radius)."""
     hard = np.zeros(len(grid.cx), dtype=bool)
-    rows, touched = [], []
+    rows, touched, near_rows, near_lines = [], [], [], []
     ends = zip(g.vertices[g.line_v[:, 0]], g.vertices[g.line_v[:, 1]], strict=True)
     front, back = g.line_front, g.line_back
     for line, ((ax, ay), (bx, by)) in enumerate(ends):
@@ -218,6 +227,8 @@ def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.
         dx, dy = bx - ax, by - ay
         t = np.clip(((px - ax) * dx + (py - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
         near = cells[np.hypot(ax + t * dx - px, ay + t * dy - py) < RADIUS]
+        near_rows.append(near)
+        near_lines.append(np.full(len(near), line))
         if front[line] < 0 or back[line] < 0 or g.line_flags[line] & ML_BLOCKING:
             hard[near] = True
             continue
@@ -226,7 +237,9 @@ def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.
     r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     s = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int64)
     order = np.argsort(r, kind="stable")
-    return hard, r[order], s[order]
+    nr, nl = np.concatenate(near_rows), np.concatenate(near_lines)
+    by_cell = np.argsort(nr, kind="stable")
+    return hard, r[order], s[order], (nr[by_cell], nl[by_cell])
 
 
 def _things_mask(room_map: RoomMap, skill: int) -> np.ndarray:

@@ -132,3 +132,16 @@ def test_a_repeatable_teleport_line_is_stepped_over_only_to_its_destination():
     beside, pad = (736.0, 2960.0), (736.0, 3040.0)  # sector 263 south of the pad; the pad's middle
     assert math.isinf(_distance(grid, down, beside, pad))
     assert _distance(grid, down, beside, (736.0, 2752.0)) < 200  # over the pad's edge: there at once
+
+
+@pytest.mark.slow
+def test_stairs_narrower_than_a_cell_are_climbed_step_by_step():
+    # freedoom1 E4M1's start room has a pit (sector 30, floor -64) holding a shotgun; its stairs up (sectors 31, 33,
+    # 32: -48, -32, -16, each 8 units deep) rise 32 units from one cell's centre to the next, 16 at a time.
+    grid = LiveGrid(auto_rooms(MapGeometry.load("E4M1", "freedoom1.wad")))
+    pit, room = (-748.0, -36.0), (-776.0, -150.0)
+    walk = _walk(grid)
+    assert math.isfinite(_distance(grid, walk, pit, room))
+    assert math.isfinite(_distance(grid, walk, room, pit))  # (down is a drop)
+    # The same rise without the middle step is a wall: sector 33 raised to the top of the stairs.
+    assert math.isinf(_distance(grid, _walk(grid, step=(33, -16.0, 192.0)), pit, room))
