@@ -26,7 +26,7 @@ SLACK = 1.0  # a door line this much farther than a player's radius still bars (
 Gate = tuple[tuple[frozenset[int], ...], ...]  # per barred row, the door sets whose opening frees a point of it
 
 
-def _distances(points: np.ndarray, segments: np.ndarray) -> np.ndarray:
+def segment_distances(points: np.ndarray, segments: np.ndarray) -> np.ndarray:
     """Return the (P, S) distances from each point to each segment (x1, y1, x2, y2)."""
     a, b = segments[None, :, 0:2], segments[None, :, 2:4]
     p = points[:, None, :]
@@ -55,10 +55,10 @@ def gates(g: MapGeometry, movers: set[int]) -> dict[int, Gate]:
         length = float(np.hypot(x2 - x1, y2 - y1))
         reach = NEAR + length / 2
         mid = np.array([[(x1 + x2) / 2, (y1 + y2) / 2]])
-        near = door_lines[_distances(mid, seg[door_lines])[0] < reach]
+        near = door_lines[segment_distances(mid, seg[door_lines])[0] < reach]
         if not len(near) or length == 0:
             continue
-        walls = solid[_distances(mid, seg[solid])[0] < reach] if len(solid) else solid  # those a row can touch
+        walls = solid[segment_distances(mid, seg[solid])[0] < reach] if len(solid) else solid  # those a row can touch
         n = max(2, int(length / SAMPLE) + 1)
         normal = np.array([y1 - y2, x2 - x1]) / length
         on_line = np.stack([np.linspace(x1, x2, n), np.linspace(y1, y2, n)], axis=1)
@@ -82,10 +82,12 @@ def _barred_row(
     shut: set[int],
 ) -> tuple[frozenset[int], ...] | None:
     """Return the door sets that each free a point of a barred row (None: the row is not barred)."""
-    room = _distances(points, seg[solid]).min(axis=1) >= PLAYER_RADIUS if len(solid) else np.ones(len(points), bool)
+    room = np.ones(len(points), bool)
+    if len(solid):
+        room = segment_distances(points, seg[solid]).min(axis=1) >= PLAYER_RADIUS
     if not room.any():
         return None  # too narrow with every door open (or in a wall): not the doors' doing
-    by_doors = _distances(points[room], seg[near]) < PLAYER_RADIUS + SLACK
+    by_doors = segment_distances(points[room], seg[near]) < PLAYER_RADIUS + SLACK
     if not by_doors.any(axis=1).all():
         return None  # a point with room beside every closed door
     frees = set()

@@ -183,6 +183,11 @@ class MapGeometry:
         return top - int(self.sector_floor[sector]) >= MIN_HEADROOM
 
     @cached_property
+    def impassable(self) -> np.ndarray:
+        """Return, per line, whether a player never passes it: one-sided, or flagged as blocking."""
+        return (self.line_front < 0) | (self.line_back < 0) | (self.line_flags & ML_BLOCKING).astype(bool)
+
+    @cached_property
     def lifts(self) -> frozenset[int]:
         """Return the sectors that lift specials lower."""
         out: set[int] = set()

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
 
 from doomagent.env import _triggers, specials
-from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
+from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, MapGeometry
 from doomagent.env.navgrid import CELL, HAZARD_COST, RADIUS, NavGrid
 from doomagent.env.observation import LiveMap
 from doomagent.env.rooms import RoomMap
@@ -229,7 +229,7 @@ def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.
         near = cells[np.hypot(ax + t * dx - px, ay + t * dy - py) < RADIUS]
         near_rows.append(near)
         near_lines.append(np.full(len(near), line))
-        if front[line] < 0 or back[line] < 0 or g.line_flags[line] & ML_BLOCKING:
+        if g.impassable[line]:
             hard[near] = True
             continue
         rows += [near, near]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from doomagent.env.geometry import MAX_STEP, ML_BLOCKING, MapGeometry
+from doomagent.env._plan_gates import segment_distances
+from doomagent.env.geometry import MAX_STEP, MapGeometry
 from doomagent.env.navgrid import RADIUS, NavGrid
 
 SAMPLES = 5  # points between two cell centres (every 2.7 units across a side, 3.8 across a corner)
@@ -29,8 +30,7 @@ class Stairs:
         self._grid, self._g = grid, g
         self._ptr = np.searchsorted(cells, np.arange(len(grid.cx) + 1))
         self._lines = lines
-        self._ends = g.vertices[g.line_v]  # (lines, 2 ends, xy)
-        self._walled = (g.line_front < 0) | (g.line_back < 0) | (g.line_flags & ML_BLOCKING).astype(bool)
+        self._segments = g.vertices[g.line_v].reshape(-1, 4)  # (lines, x1 y1 x2 y2)
         self._sentinel = g.n_sectors  # a padding sector whose floor is -inf
         self._keys = np.zeros(0, dtype=np.int64)  # pairs read (a * cells + b), sorted
         self._rows = np.zeros(0, dtype=np.int64)  # each one's row in _sectors, -1 where a wall is in the way
@@ -56,9 +56,9 @@ class Stairs:
 
     def _lookup(self, keys: np.ndarray) -> np.ndarray:
         """Return each pair's row (-2: not read yet)."""
-        at = np.minimum(np.searchsorted(self._keys, keys), max(len(self._keys) - 1, 0))
         if not len(self._keys):
             return np.full(len(keys), -2, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
         return np.where(self._keys[at] == keys, self._rows[at], -2)
 
     def _add(self, keys: np.ndarray) -> None:
@@ -77,25 +77,17 @@ class Stairs:
         """Return the sectors within a player's radius of each point between the centres of a and b (SAMPLES x
         WIDE, padded), or None when a wall comes that near one of them."""
         grid, g = self._grid, self._g
-        near = np.unique(
-            np.concatenate([self._lines[self._ptr[a] : self._ptr[a + 1]], self._lines[self._ptr[b] : self._ptr[b + 1]]])
-        )
-        t = np.arange(1, SAMPLES + 1) / (SAMPLES + 1)
-        px = grid.cx[a] + t * (grid.cx[b] - grid.cx[a])
-        py = grid.cy[a] + t * (grid.cy[b] - grid.cy[a])
+        near = np.union1d(self._lines[self._ptr[a] : self._ptr[a + 1]], self._lines[self._ptr[b] : self._ptr[b + 1]])
+        t = np.arange(1, SAMPLES + 1)[:, None] / (SAMPLES + 1)
+        points = (1 - t) * np.array(grid.centre(a)) + t * np.array(grid.centre(b))  # (SAMPLES, xy)
+        within = segment_distances(points, self._segments[near]) < RADIUS  # (SAMPLES, lines near)
+        if g.impassable[near[within.any(axis=0)]].any():
+            return None
         out = np.full((SAMPLES, WIDE), self._sentinel, dtype=np.int64)
-        for k in range(SAMPLES):
-            found = [g.sector_at(px[k], py[k])]
-            if len(near):
-                (ax, ay), (bx, by) = self._ends[near, 0].T, self._ends[near, 1].T
-                dx, dy = bx - ax, by - ay
-                u = np.clip(((px[k] - ax) * dx + (py[k] - ay) * dy) / np.maximum(dx * dx + dy * dy, 1e-9), 0, 1)
-                within = near[np.hypot(ax + u * dx - px[k], ay + u * dy - py[k]) < RADIUS]
-                if self._walled[within].any():
-                    return None
-                found += g.line_front[within].tolist() + g.line_back[within].tolist()
-            unique = sorted(set(found) - {-1})
-            if len(unique) > WIDE:
+        for k, (x, y) in enumerate(points.tolist()):
+            lines = near[within[k]]
+            found = {g.sector_at(x, y), *g.line_front[lines].tolist(), *g.line_back[lines].tolist()}
+            if len(found) > WIDE:
                 return None
-            out[k, : len(unique)] = unique
+            out[k, : len(found)] = sorted(found)
         return out
