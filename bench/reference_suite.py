@@ -40,7 +40,7 @@ TUNED_SEEDS = frozenset(
         9022,
     ]  # the last five: E1M1 deaths traced in 0.7.2
 )
-# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3 to 0.7.7.
+# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3 to 0.7.8.
 TUNED_TRIALS = {
     "E1M1": (8003, 9006),
     "E1M3": (8000, 8001),
@@ -57,6 +57,8 @@ TUNED_TRIALS = {
     **dict.fromkeys(("E3M5", "MAP03", "MAP13"), (8000,)),
     # 0.7.7
     **dict.fromkeys(("E2M6", "E4M1"), (8000,)),
+    # 0.7.8 (E1M7 and E1M9 traced again; E2M9 played to choose between two variants)
+    "E2M9": (8000,),
 }
 
 

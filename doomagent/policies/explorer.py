@@ -240,9 +240,12 @@ class Explorer:
         if self._pick(order, ("it opens the way to the exit", "it opens new ground", "a key")):
             return
         # The map's interactions are all known: one not tried yet is worth more than ground not seen yet (which
-        # holds nothing the WAD does not show), and that is only walked to when nothing is left to try.
-        untried = [s for s in scored if s[3].uses == 0 or s[3].beyond]
-        if self._pick((untried,), ("not tried yet, or the way to what is",)):
+        # holds nothing the WAD does not show), and that is only walked to when nothing is left to try. One in reach
+        # goes before a lift ridden before back to what is left on its other side (else the lift, nearer than what
+        # it brought the walk to, is ridden to and fro for ever).
+        untried = [s for s in scored if s[3].uses == 0]
+        back = [s for s in scored if s[3].uses and s[3].beyond]
+        if self._pick((untried, back), ("not tried yet", "the way to what is not tried yet")):
             return
         boss = self._boss_goal(live, reach, anywhere=True)
         if boss is not None:  # a boss on ground the walk never reaches (a ledge, a pillar) is shot from where it shows
@@ -254,7 +257,7 @@ class Explorer:
             self.walker.start(Goal(None, look, "ground not seen yet"))
             self._note("look at ground not seen yet")
             return
-        self._wander(reach, dist)
+        self._wander(reach, dist, [s[3] for s in scored if s[3].effect == "lift" and s[3].uses])
 
     def _fetch(self, hud: Hud, dist: np.ndarray) -> bool:
         """Start a walk to a supply (see _supply); False: none worth it."""
@@ -283,12 +286,17 @@ class Explorer:
             return False  # behind a door shut now
         return item.kind == "key" or item.key is None or item.key in live.keys
 
-    def _wander(self, reach: np.ndarray, dist: np.ndarray) -> None:
+    def _wander(self, reach: np.ndarray, dist: np.ndarray, lifts: list[Interaction]) -> None:
         """With nothing left to try and all ground within reach seen: try again what failed, after a walk somewhere
-        far (a walk never stands still)."""
+        far (a walk never stands still); every other time, a lift ridden before, each in turn (what is left may lie
+        more than one lift away: a lift's what-if looks one ride ahead)."""
         for item in self.items:
             item.failed = 0
         self._wanders += 1
+        if lifts and self._wanders % 2 == 0:
+            lift = lifts[(self._wanders // 2) % len(lifts)]
+            self._choose(lift, "everything within reach tried: a lift ridden before")
+            return
         cells = np.flatnonzero(reach & np.isfinite(dist))
         if len(cells):
             far = cells[dist[cells] >= np.quantile(dist[cells], 0.75)]

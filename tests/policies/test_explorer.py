@@ -100,6 +100,24 @@ def test_a_lift_ridden_before_is_taken_back_to_what_is_left_to_try():
     assert any("trigger line (tag 10)" in line and "the way to what is" in line for line in log[key:])
 
 
+@pytest.mark.engine
+def test_what_a_lift_brought_the_walk_to_is_done_before_the_lift_is_ridden_back():
+    # freedoom1 E1M7: the tag-4 lift's trigger brings the walk down to the tag-7 switch. The lift's own switch, nearer,
+    # claimed what was left up top and the trigger claimed the tag-7 switch again: the lift was ridden to and fro
+    # five times and the switch pressed only at about 14,000 frames. Now it is pressed on the first trip down.
+    # Later the tag-58 lift takes the walk down into a nukage pit where everything is tried and the way on lies two
+    # lifts away (a lift's what-if looks one ride ahead): the walk rides a lift it rode before, and goes on from there.
+    nav, _info = _play("freedoom1.wad", "E1M7", frames=19000, seed=8000)
+    log = nav.explorer.log
+    pressed = next(i for i, line in enumerate(log) if "switch (tag 7) that moves a floor set its sectors" in line)
+    rides = [i for i, line in enumerate(log[:pressed]) if "trigger line (tag 4) that lowers a lift set its" in line]
+    assert 1 <= len(rides) <= 3, log[:pressed]
+    assert not any("rode the lift up" in line for line in log[rides[-1] : pressed]), log[rides[-1] : pressed]
+    back = next(i for i, line in enumerate(log) if "everything within reach tried: a lift ridden before" in line)
+    assert "rode the lift" in " ".join(log[back : back + 4]), log[back : back + 4]
+    assert any("go for" in line and "everything" not in line for line in log[back + 1 :]), log[back:]
+
+
 @pytest.mark.slow
 def test_a_spot_kept_too_long_is_moved_off(e1m1_rooms):
     # Sidesteps in a long fight that always come back, or a wait that never ends: after RELOCATE_AFTER decisions
