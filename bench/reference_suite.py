@@ -40,7 +40,7 @@ TUNED_SEEDS = frozenset(
         9022,
     ]  # the last five: E1M1 deaths traced in 0.7.2
 )
-# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3 to 0.7.8.
+# Trials traced while tuning, beyond the seeds above (map -> seeds, whatever the mode): 0.7.3 to 0.7.9.
 TUNED_TRIALS = {
     "E1M1": (8003, 9006),
     "E1M3": (8000, 8001),
@@ -60,6 +60,9 @@ TUNED_TRIALS = {
     # 0.7.8 (E1M7 and E1M9 traced again; E2M9 played to choose between two variants)
     "E2M9": (8000,),
 }
+# 0.7.9: E1M1 seed 8007 traced; E1M2-E1M9 seeds 8100-8104 played to choose between variants of the fighting.
+TUNED_TRIALS["E1M1"] += (8007,)
+TUNED_TRIALS |= {f"E1M{n}": (*TUNED_TRIALS.get(f"E1M{n}", ()), *range(8100, 8105)) for n in range(2, 10)}
 
 
 def tuned_on(name: str, seed: int) -> bool:

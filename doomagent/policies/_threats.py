@@ -48,12 +48,12 @@ class Threats:
         """A monster in view is being fought: the turns toward unseen ones start again from zero."""
         self._face_turns = 0
 
-    def face(self, obs: Observation, decision: int) -> Action | None:
-        """Return the turn toward the nearest monster that can see the player from outside the view; None when there
-        is none, or the nearest is in view already."""
+    def face(self, obs: Observation, decision: int, *, hitscan: bool = False) -> Action | None:
+        """Return the turn toward the nearest monster (`hitscan`: hitscan shooter) that can see the player from
+        outside the view; None when there is none, or the nearest is in view already."""
         if decision < self._face_off:
             return None
-        watchers = self.watchers(obs)
+        watchers = [w for w in self.watchers(obs) if not hitscan or w[0] in HITSCAN]
         if not watchers:
             self._face_turns = 0
             return None

@@ -11,12 +11,16 @@ from doomagent.env.observation import Observation, VisibleObject, bearing
 from doomagent.env.progression import ProgressionPlan, plan_for
 from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
+from doomagent.policies._cover import Cover
 from doomagent.policies._explore_walk import RIDE
 from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, VIEW_HALF, Threats
 from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
 FAST_TURN, FAST_TURN_STOP = 30.0, 12.0  # degrees off the view of a target from which a fight runs, and to which
+# Hurt within this many decisions while fighting a monster that shoots no bullets, a hitscan shooter that sees the
+# player from outside the view is turned to first (a lost soul in view, a shotgun guy behind).
+SHOT_FROM_BEHIND = 30
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
 # Hitscan shooters (HITSCAN) go first; biters only when close.
@@ -54,7 +58,7 @@ SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
 _SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
 WEAK_NEAR = 256.0  # map units within which a tough monster is fought even with the pistol alone
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
-NEVER_IGNORE = 128.0  # map units within which a monster is never left be as out of reach
+NEVER_IGNORE = 128.0  # map units within which a monster is never left be as out of reach (in normal play, nor stays so)
 EXCURSION_EVERY, EXCURSION_STEPS = 90, 6  # shots between runs of sidesteps in a fight, and the steps of one
 PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and punched
 MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
@@ -96,6 +100,8 @@ class ReferenceNavigator:
     _anchor: tuple[float, float, int] | None = None  # where the player has stayed within STUCK_RADIUS since when
     _relocate: list[Action] = field(default_factory=list)  # the steps of a move off a spot held too long
     _threats: Threats | None = None  # what can see the player
+    _hurt_at: int = -1_000  # the decision health last fell on
+    _cover: Cover | None = None  # the trail, and a retreat to cover
 
     @classmethod
     def for_map(
@@ -195,6 +201,29 @@ class ReferenceNavigator:
         self._missiles = seen
         return dodge
 
+    def _back_off(self, obs: Observation, threats: Threats, target: VisibleObject | None, hurt: bool) -> Action | None:
+        """Return a step of a retreat to cover (`_cover`), or a shot on the way when aimed; in cover with nothing in
+        view, the turn toward where the monsters come from; None when not backing off."""
+        cover = self._cover
+        if cover is None:
+            cover = self._cover = Cover(self.explorer, threats.sight)
+        cover.note(obs.position)
+        if not cover.active and self._decisions >= cover.rest_until and (hurt or self._decisions % 4 == 0):
+            watchers = threats.watchers(obs)
+            if cover.wanted(obs.hud.health, watchers):
+                cover.start(obs, watchers, self._decisions)
+        if cover.path:
+            if not obs.running:
+                return Action.SPEED
+            ready = obs.hud.weapon_ammo > 0 and not self._reloading(obs)
+            if target is not None and ready and self._aim(target) is None:
+                self._shots += 1
+                return Action.FIRE
+            return cover.act(obs)
+        if cover.hold and target is None:
+            return cover.act(obs)
+        return None
+
     def _reloading(self, obs: Observation) -> bool:
         """Return True while the gun in hand cannot fire again yet (its ammo fell within RELOAD decisions)."""
         return self._decisions - self._shot_at < RELOAD.get(obs.hud.weapon, 0)
@@ -237,6 +266,8 @@ class ReferenceNavigator:
         """Return the next action: switch weapon, fight, pick up health, search, or walk the route."""
         hurt = obs.hud.health < self._health
         self._health = obs.hud.health
+        if hurt:
+            self._hurt_at = self._decisions
         switch = self._weapon_switch(obs)
         if switch is not None:
             return switch
@@ -266,7 +297,7 @@ class ReferenceNavigator:
                 or (not self.god and o.name in HITSCAN and o.distance < HITSCAN_RANGE)
                 or (o.name in bosses and o.distance < self.fight_range)
             )
-            and self._ignored.get(o.id, 0) <= self._decisions
+            and (self._ignored.get(o.id, 0) <= self._decisions or (o.distance < NEVER_IGNORE and not self.god))
             and not (weak and o.name in TOUGH and o.distance > WEAK_NEAR)
         ]
         target = min(live, key=_threat_order, default=None)
@@ -282,6 +313,9 @@ class ReferenceNavigator:
         threats = self._threats
         if threats is None and not self.god and obs.live is not None:
             threats = self._threats = Threats(self.explorer, self.fight_range)
+        back_off = None if threats is None or riding else self._back_off(obs, threats, target, hurt)
+        if back_off is not None:
+            return back_off
         # Run between fights; in one, walk (finer turns) to aim, but run to turn toward a monster far off the view
         # (a running turn is twice as fast: a shotgun guy 50 degrees aside fires twice while a walk turns to it).
         wide = target is not None and abs(target.bearing) > (FAST_TURN_STOP if obs.running else FAST_TURN)
@@ -295,8 +329,13 @@ class ReferenceNavigator:
             return self._aim(target) or (Action.FIRE if target.distance < MELEE_REACH else Action.UP)
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
-            if self._threats is not None:
-                self._threats.fought()
+            shot_from_behind = self._decisions - self._hurt_at < SHOT_FROM_BEHIND and target.name not in HITSCAN
+            if threats is not None and shot_from_behind:
+                behind = threats.face(obs, self._decisions, hitscan=True)  # hurt, and not by what is in view
+                if behind is not None:
+                    return behind
+            if threats is not None:
+                threats.fought()
             self._fired[target.id] = self._fired.get(target.id, 0) + 1
             spent = self._fired[target.id] > max(TARGET_DECISIONS, TOUGH.get(target.name, 0) / 2.5)
             if spent and target.distance > NEVER_IGNORE:  # out of reach (one this close is in reach: it bites)

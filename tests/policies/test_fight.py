@@ -177,3 +177,14 @@ def test_taking_no_damage_and_hemmed_in_it_fights_whatever_is_near(e1m1_rooms):
     nav, obs = _boxed_in(e1m1_rooms, (("Demon", -240.0, 256.0),), (close,), BOXED_AFTER + 5, running=False)
     nav._shots = 11  # the next shot is one that walking without damage backs off on
     assert nav.act(obs) == Action.FIRE
+
+
+def test_a_monster_left_be_as_out_of_reach_is_fought_again_once_it_comes_close(e1m1_rooms):
+    nav = _navigator(e1m1_rooms)
+    imp = _monster("DoomImp", 400.0, 0.0, ident=13)
+    nav._fired[imp.id] = TARGET_DECISIONS  # shot at from afar without dying: left be
+    nav.act(_seen(imp, running=False))
+    assert nav._ignored.get(imp.id, 0) > nav._decisions
+    # Left be, it walked up to the player (freedoom1 E1M1: clawed to death while the walk went round it).
+    nav._shots = 10
+    assert nav.act(_seen(_monster("DoomImp", 100.0, 0.0, ident=13), running=False)) == Action.FIRE
