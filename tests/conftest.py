@@ -73,3 +73,33 @@ def e1m1_rooms(e1m1):
     from doomagent.env.rooms import auto_rooms
 
     return auto_rooms(e1m1)
+
+
+@pytest.fixture(scope="session")
+def e1m1_door(e1m1) -> tuple[int, tuple[float, float], tuple[float, float]]:
+    """Return a door sector of freedoom1 E1M1 and a point on either side of it, in the sectors beyond."""
+    import math
+
+    import numpy as np
+
+    g = e1m1
+    for door in sorted(g.doors):
+        for line in np.flatnonzero((g.line_front == door) ^ (g.line_back == door)):
+            if g.line_back[line] < 0:
+                continue
+            (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            nx, ny = (by - ay) / math.hypot(bx - ax, by - ay), -(bx - ax) / math.hypot(bx - ax, by - ay)
+            ends = []
+            for sign in (1, -1):
+                step = next(
+                    (t for t in range(24, 160, 8) if g.sector_at(mx + sign * t * nx, my + sign * t * ny) != door),
+                    None,
+                )
+                if step is None:
+                    break
+                ends.append((mx + sign * (step + 24) * nx, my + sign * (step + 24) * ny))
+            sectors = [g.sector_at(*e) for e in ends]
+            if len(ends) == 2 and sectors[0] != sectors[1] and not {door, -1} & set(sectors):
+                return door, ends[0], ends[1]
+    raise AssertionError("no door with open ground on both sides on E1M1")

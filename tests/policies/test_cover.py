@@ -13,7 +13,6 @@ from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.policies import ReferenceNavigator
 from doomagent.policies._cover import CRUMB, HOLD, RETREAT_BELOW, Cover
 from doomagent.policies._sight import EYE, Sight
-from tests.policies.test_threats import _door_sides
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
 
@@ -57,9 +56,11 @@ def test_the_steps_back_keep_the_view_and_in_cover_it_faces_the_way_they_come(e1
     assert cover.active
 
 
-def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_trail_ends_the_search(e1m1_rooms):
+def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_trail_ends_the_search(
+    e1m1_rooms, e1m1_door
+):
     g = e1m1_rooms.geometry
-    door, a, b = _door_sides(g)
+    door, a, b = e1m1_door
     live = _open(g)
     cover = _cover(e1m1_rooms, live)
     n = int(math.dist(a, b) // CRUMB) + 1

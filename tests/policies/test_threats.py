@@ -18,34 +18,10 @@ def _heights(g) -> LiveMap:
     return LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset())
 
 
-def _door_sides(g) -> tuple[int, tuple[float, float], tuple[float, float]]:
-    """Return a door sector and a point on either side of it, in the sectors beyond."""
-    for door in sorted(g.doors):
-        for line in np.flatnonzero((g.line_front == door) ^ (g.line_back == door)):
-            if g.line_back[line] < 0:
-                continue
-            (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
-            mx, my = (ax + bx) / 2, (ay + by) / 2
-            nx, ny = (by - ay) / math.hypot(bx - ax, by - ay), -(bx - ax) / math.hypot(bx - ax, by - ay)
-            ends = []
-            for sign in (1, -1):
-                step = next(
-                    (t for t in range(24, 160, 8) if g.sector_at(mx + sign * t * nx, my + sign * t * ny) != door),
-                    None,
-                )
-                if step is None:
-                    break
-                ends.append((mx + sign * (step + 24) * nx, my + sign * (step + 24) * ny))
-            sectors = [g.sector_at(*e) for e in ends]
-            if len(ends) == 2 and sectors[0] != sectors[1] and not {door, -1} & set(sectors):
-                return door, ends[0], ends[1]
-    raise AssertionError("no door with open ground on both sides on E1M1")
-
-
 @pytest.mark.slow
-def test_a_shut_door_blocks_sight_and_an_open_one_does_not(e1m1):
+def test_a_shut_door_blocks_sight_and_an_open_one_does_not(e1m1, e1m1_door):
     sight = Sight(e1m1)
-    door, a, b = _door_sides(e1m1)
+    door, a, b = e1m1_door
     live = _heights(e1m1)
     live.ceilings[door] = live.floors[door]  # shut
     eye = (a[0], a[1], float(live.floors[e1m1.sector_at(*a)]) + EYE)
