@@ -24,6 +24,7 @@ CROWD, CROWD_WITHIN = 3, 650.0  # this many monsters seeing the player this near
 HOLD = 45  # decisions spent in cover facing the way the monsters come (fighting what shows) before walking on
 STEPS = 90  # decisions a retreat may take before it is given up (a monster in the way, a door shut since)
 REST = 200  # decisions from the start of one retreat before another may start
+LOOK_AGAIN = 20  # decisions after a search that found no cover before the next
 _MOVES = {Action.UP: 0.0, Action.STRAFE_LEFT: 90.0, Action.DOWN: 180.0, Action.STRAFE_RIGHT: -90.0}
 
 
@@ -58,7 +59,7 @@ class Cover:
         """Find cover along the trail from the watchers; True when a retreat to it has started."""
         if decision < self.rest_until or obs.live is None or not watchers:
             return False
-        self.rest_until = decision + REST
+        self.rest_until = decision + LOOK_AGAIN  # no cover this way now: looked for again a little later
         here = obs.position[:2]
         grid = self.explorer.room_map.navgrid
         path: list[tuple[float, float]] = []
@@ -73,6 +74,7 @@ class Cover:
             floor = float(obs.live.floors[self.explorer.room_map.geometry.sector_at(*crumb)])
             eye = (crumb[0], crumb[1], floor + EYE)
             if not any(self.sight.sees(obs.live, eye, (w[1], w[2])) for w in watchers):
+                self.rest_until = decision + REST
                 self.path = path[::-1]
                 self.facing = (watchers[0][1], watchers[0][2])
                 self.steps, self.hold = 0, 0

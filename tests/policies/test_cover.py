@@ -11,7 +11,7 @@ import pytest
 from doomagent.env.actions import Action
 from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.policies import ReferenceNavigator
-from doomagent.policies._cover import CRUMB, HOLD, RETREAT_BELOW, Cover
+from doomagent.policies._cover import CRUMB, HOLD, LOOK_AGAIN, REST, RETREAT_BELOW, Cover
 from doomagent.policies._sight import EYE, Sight
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
@@ -69,6 +69,7 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
     shut = LiveMap(live.floors.copy(), live.ceilings.copy(), frozenset())
     shut.ceilings[door] = shut.floors[door]  # the door shut behind it: the watcher cannot see the far side
     assert cover.start(_at(*b, 0.0, shut), [watcher], decision=0)
+    assert cover.rest_until == REST
     sight = Sight(g)
 
     def sees(x: float, y: float) -> bool:
@@ -82,3 +83,4 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
     cover.path, cover.rest_until = [], 0
     cover.crumbs = [a]  # one jump from a to b: a teleporter, no way back on foot
     assert not cover.start(_at(*b, 0.0, shut), [watcher], decision=1)
+    assert cover.rest_until == 1 + LOOK_AGAIN  # looked for again soon (a retreat rests REST decisions)
