@@ -60,8 +60,9 @@ TUNED_TRIALS = {
     # 0.7.8 (E1M7 and E1M9 traced again; E2M9 played to choose between two variants)
     "E2M9": (8000,),
 }
-# 0.7.9: E1M1 seed 8007 traced; E1M2-E1M9 seeds 8100-8104 played to choose between variants of the fighting.
-TUNED_TRIALS["E1M1"] += (8007,)
+# 0.7.9: E1M1 seeds 8007 and 8320 traced (8320 after it was measured); E1M2-E1M9 seeds 8100-8104 played to choose
+# between variants of the fighting.
+TUNED_TRIALS["E1M1"] += (8007, 8320)
 TUNED_TRIALS |= {f"E1M{n}": (*TUNED_TRIALS.get(f"E1M{n}", ()), *range(8100, 8105)) for n in range(2, 10)}
 
 
