@@ -3,7 +3,9 @@ none of the monsters it knows of can see it, and fights from there whatever come
 
 The way back is the player's own trail (a crumb every CRUMB map units), so every step of it was walked once; it
 stops at a drop, a lift or a teleporter the trail crossed (a straight walk back is no longer clear). Cover is the
-first crumb back from which no watcher has a line of sight (`_sight`), off any hurting floor."""
+first crumb back from which no watcher has a line of sight (`_sight`), off any hurting floor; a way back that comes
+nearer to a monster than it stands (or within KEEP_OFF) is no way. Biters (demons, lost souls) are not hidden from:
+they follow wherever the player goes."""
 
 from __future__ import annotations
 
@@ -25,6 +27,10 @@ HOLD = 45  # decisions spent in cover facing the way the monsters come (fighting
 STEPS = 90  # decisions a retreat may take before it is given up (a monster in the way, a door shut since)
 REST = 200  # decisions from the start of one retreat before another may start
 LOOK_AGAIN = 20  # decisions after a search that found no cover before the next
+# Biters follow wherever the player goes: cover from them is no cover, and with one this near none is looked for.
+BITERS, BITER_NEAR = frozenset({"Demon", "Spectre", "LostSoul"}), 256.0
+KEEP_OFF = 256.0  # the way back comes no nearer to a live monster than this, nor than it stands now
+STALLED = 8  # decisions without REACHED progress toward the next crumb after which the retreat is given up
 _MOVES = {Action.UP: 0.0, Action.STRAFE_LEFT: 90.0, Action.DOWN: 180.0, Action.STRAFE_RIGHT: -90.0}
 
 
@@ -39,6 +45,7 @@ class Cover:
     facing: tuple[float, float] | None = None  # where the nearest watcher stood when the retreat started
     hold: int = 0  # decisions left in cover
     steps: int = 0  # decisions spent on the retreat
+    stalled: tuple[float, int] = (math.inf, 0)  # nearest the next crumb has been, and decisions since it was nearer
     rest_until: int = 0
 
     def note(self, position: tuple[float, float, float]) -> None:
@@ -52,6 +59,9 @@ class Cover:
 
     def wanted(self, health: int, watchers: list[tuple[str, float, float, float]]) -> bool:
         """Return True when the player should back off: badly hurt and seen, or seen by a crowd close by."""
+        if any(w[0] in BITERS and w[3] < BITER_NEAR for w in watchers):
+            return False
+        watchers = [w for w in watchers if w[0] not in BITERS]
         near = sum(w[3] <= CROWD_WITHIN for w in watchers)
         return bool(watchers) and (health < RETREAT_BELOW or near >= CROWD)
 
@@ -62,11 +72,16 @@ class Cover:
         self.rest_until = decision + LOOK_AGAIN  # no cover this way now: looked for again a little later
         here = obs.position[:2]
         grid = self.explorer.room_map.navgrid
+        # The way back passes no monster: no nearer to one than it stands now, nor than KEEP_OFF.
+        keep_off = [((mx, my), min(math.dist(here, (mx, my)), KEEP_OFF)) for _n, mx, my in obs.live.monsters]
+        watchers = [w for w in watchers if w[0] not in BITERS]
         path: list[tuple[float, float]] = []
         prev = here
         for crumb in reversed(self.crumbs[-LOOK_BACK:]):
-            if math.dist(prev, crumb) > 3 * CRUMB or not self._walkable(prev, crumb):
+            if math.dist(prev, crumb) > 3 * CRUMB or not self.explorer.walkable(prev, crumb):
                 return False  # a drop, a lift, a teleporter or a door since: no cover this way
+            if any(math.dist(crumb, m) < off for m, off in keep_off):
+                return False  # toward a monster: no cover this way
             path.append(crumb)
             prev = crumb
             if math.dist(crumb, here) < 2 * CRUMB or grid.is_hazard(*crumb):
@@ -77,13 +92,9 @@ class Cover:
                 self.rest_until = decision + REST
                 self.path = path[::-1]
                 self.facing = (watchers[0][1], watchers[0][2])
-                self.steps, self.hold = 0, 0
+                self.steps, self.hold, self.stalled = 0, 0, (math.inf, 0)
                 return True
         return False
-
-    def _walkable(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
-        """Return True when the straight walk from a to b crosses no wall and no step up too high or down a drop."""
-        return self.explorer.clear(a, b) or self.explorer.room_map.clear_path(a, b, directed=True)
 
     def act(self, obs: Observation) -> Action | None:
         """Return the next step back along the trail, or in cover the turn toward where the monsters come from;
@@ -95,7 +106,10 @@ class Cover:
                 self.hold = HOLD
         if self.path:
             self.steps += 1
-            if self.steps > STEPS:
+            gap = math.dist((x, y), self.path[-1])
+            nearest, since = self.stalled
+            self.stalled = (gap, 0) if gap < nearest - 1.0 else (nearest, since + 1)
+            if self.steps > STEPS or self.stalled[1] > STALLED:  # too long, or held (a monster or a door in the way)
                 self.path = []
                 return None
             off = bearing(x, y, obs.angle, *self.path[-1])

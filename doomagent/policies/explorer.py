@@ -111,6 +111,11 @@ class Explorer:
         """Return True when the straight walk from a to b keeps to standable ground (see Walker.clear)."""
         return self.walker.clear(a, b)
 
+    def walkable(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the straight walk from a to b crosses no wall, no step up too high and no drop: standable
+        ground, or off the walkable grid (a corridor narrower than its cells allow) a path the map's lines allow."""
+        return self.walker.clear(a, b) or self.room_map.clear_path(a, b, directed=True)
+
     # -- the live grid ---------------------------------------------------------------------------------------
 
     def _update(self, live: LiveMap) -> None:

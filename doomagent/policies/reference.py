@@ -129,8 +129,7 @@ class ReferenceNavigator:
         grid = self.explorer.room_map.navgrid
         if grid.is_hazard(*to) and not grid.is_hazard(x, y):
             return False
-        # Off the walkable grid (a corridor narrower than its cells allow), no wall nor drop in the way will do.
-        return self.explorer.clear((x, y), to) or self.explorer.room_map.clear_path((x, y), to, directed=True)
+        return self.explorer.walkable((x, y), to)
 
     def _excursion(self, obs: Observation) -> Action | None:
         """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a

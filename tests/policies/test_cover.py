@@ -11,7 +11,7 @@ import pytest
 from doomagent.env.actions import Action
 from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.policies import ReferenceNavigator
-from doomagent.policies._cover import CRUMB, HOLD, LOOK_AGAIN, REST, RETREAT_BELOW, Cover
+from doomagent.policies._cover import BITER_NEAR, CRUMB, HOLD, LOOK_AGAIN, REST, RETREAT_BELOW, STALLED, Cover
 from doomagent.policies._sight import EYE, Sight
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
@@ -43,6 +43,16 @@ def test_badly_hurt_any_watcher_and_at_any_health_a_crowd_close_by_is_backed_off
     assert cover.wanted(100, three)
     assert not cover.wanted(100, three[:2])
     assert not cover.wanted(100, [("Zombieman", 0.0, 0.0, 800.0)] * 3)  # a crowd far off is fought as it comes
+
+
+def test_biters_are_not_hidden_from_and_one_close_by_rules_out_a_retreat(e1m1_rooms):
+    cover = _cover(e1m1_rooms, _open(e1m1_rooms.geometry))
+    demon_far, demon_near = ("Demon", 0.0, 0.0, BITER_NEAR + 100), ("Demon", 0.0, 0.0, BITER_NEAR - 1)
+    imp = ("DoomImp", 0.0, 0.0, 900.0)
+    assert not cover.wanted(RETREAT_BELOW - 1, [demon_far])  # it follows wherever the player goes
+    assert cover.wanted(RETREAT_BELOW - 1, [demon_far, imp])
+    assert not cover.wanted(RETREAT_BELOW - 1, [demon_near, imp])  # backing off would only turn its back on it
+    assert not cover.wanted(100, [demon_far, demon_far, imp])  # two biters and an imp are no crowd to hide from
 
 
 def test_the_steps_back_keep_the_view_and_in_cover_it_faces_the_way_they_come(e1m1_rooms):
@@ -84,3 +94,26 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
     cover.crumbs = [a]  # one jump from a to b: a teleporter, no way back on foot
     assert not cover.start(_at(*b, 0.0, shut), [watcher], decision=1)
     assert cover.rest_until == 1 + LOOK_AGAIN  # looked for again soon (a retreat rests REST decisions)
+
+
+def test_a_way_back_that_passes_a_monster_is_no_way_and_a_retreat_held_in_place_is_given_up(e1m1_rooms, e1m1_door):
+    g = e1m1_rooms.geometry
+    door, a, b = e1m1_door
+    live = _open(g)
+    cover = _cover(e1m1_rooms, live)
+    n = int(math.dist(a, b) // CRUMB) + 1
+    cover.crumbs = [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n + 1)]
+    watcher = ("Zombieman", 2 * b[0] - a[0], 2 * b[1] - a[1], math.dist(a, b))
+    floors, ceilings = live.floors.copy(), live.ceilings.copy()
+    ceilings[door] = floors[door]
+    shut = LiveMap(floors, ceilings, frozenset())
+    assert cover.start(_at(*b, 0.0, shut), [watcher], decision=0)  # as in the test above: cover behind the door
+    on_the_way = cover.path[0]
+    cover.path, cover.rest_until = [], 0
+    blocked = LiveMap(floors, ceilings, frozenset(), (("Demon", *on_the_way), ("Zombieman", *watcher[1:3])))
+    assert not cover.start(_at(*b, 0.0, blocked), [watcher], decision=1)  # the demon stands on the way back
+    assert cover.path == []
+    cover.rest_until = 0
+    assert cover.start(_at(*b, 0.0, shut), [watcher], decision=2)
+    steps = [cover.act(_at(*b, 0.0, shut)) for _ in range(STALLED + 2)]  # held where it stands (a monster, a door)
+    assert steps[0] is not None and steps[-1] is None and not cover.active
