@@ -33,6 +33,20 @@ def _at(x: float, y: float, angle: float, live: LiveMap | None = None) -> Observ
     return Observation(np.zeros((4, 4, 3), np.uint8), HUD, (x, y, 0.0), angle, 0, "A", 140, (), True, live)
 
 
+def _through_the_door(rooms, door_and_sides):
+    """Return a cover whose trail runs from one side of E1M1's door to the other (the player at its end), a
+    watcher as far beyond the player, and the map with the door shut behind the player."""
+    door, a, b = door_and_sides
+    live = _open(rooms.geometry)
+    cover = _cover(rooms, live)
+    n = int(math.dist(a, b) // CRUMB) + 1
+    cover.crumbs = [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n + 1)]
+    watcher = ("Zombieman", 2 * b[0] - a[0], 2 * b[1] - a[1], math.dist(a, b))
+    shut = LiveMap(live.floors.copy(), live.ceilings.copy(), frozenset())
+    shut.ceilings[door] = shut.floors[door]  # the door shut behind it: the watcher cannot see the far side
+    return cover, watcher, shut
+
+
 def test_badly_hurt_any_watcher_and_at_any_health_a_crowd_close_by_is_backed_off_from(e1m1_rooms):
     cover = _cover(e1m1_rooms, _open(e1m1_rooms.geometry))
     one_far = [("DoomImp", 0.0, 0.0, 900.0)]
@@ -70,14 +84,8 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
     e1m1_rooms, e1m1_door
 ):
     g = e1m1_rooms.geometry
-    door, a, b = e1m1_door
-    live = _open(g)
-    cover = _cover(e1m1_rooms, live)
-    n = int(math.dist(a, b) // CRUMB) + 1
-    cover.crumbs = [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n + 1)]
-    watcher = ("Zombieman", 2 * b[0] - a[0], 2 * b[1] - a[1], math.dist(a, b))
-    shut = LiveMap(live.floors.copy(), live.ceilings.copy(), frozenset())
-    shut.ceilings[door] = shut.floors[door]  # the door shut behind it: the watcher cannot see the far side
+    cover, watcher, shut = _through_the_door(e1m1_rooms, e1m1_door)
+    _door, a, b = e1m1_door
     assert cover.start(_at(*b, 0.0, shut), [watcher], decision=0)
     assert cover.rest_until == REST
     sight = Sight(g)
@@ -97,16 +105,9 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
 
 
 def test_a_way_back_that_passes_a_monster_is_no_way_and_a_retreat_held_in_place_is_given_up(e1m1_rooms, e1m1_door):
-    g = e1m1_rooms.geometry
-    door, a, b = e1m1_door
-    live = _open(g)
-    cover = _cover(e1m1_rooms, live)
-    n = int(math.dist(a, b) // CRUMB) + 1
-    cover.crumbs = [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n + 1)]
-    watcher = ("Zombieman", 2 * b[0] - a[0], 2 * b[1] - a[1], math.dist(a, b))
-    floors, ceilings = live.floors.copy(), live.ceilings.copy()
-    ceilings[door] = floors[door]
-    shut = LiveMap(floors, ceilings, frozenset())
+    cover, watcher, shut = _through_the_door(e1m1_rooms, e1m1_door)
+    _door, _a, b = e1m1_door
+    floors, ceilings = shut.floors, shut.ceilings
     assert cover.start(_at(*b, 0.0, shut), [watcher], decision=0)  # as in the test above: cover behind the door
     on_the_way = cover.path[0]
     cover.path, cover.rest_until = [], 0
