@@ -67,6 +67,7 @@ class Cover:
 
     def start(self, obs: Observation, watchers: list[tuple[str, float, float, float]], decision: int) -> bool:
         """Find cover along the trail from the watchers; True when a retreat to it has started."""
+        watchers = [w for w in watchers if w[0] not in BITERS]
         if decision < self.rest_until or obs.live is None or not watchers:
             return False
         self.rest_until = decision + LOOK_AGAIN  # no cover this way now: looked for again a little later
@@ -74,7 +75,6 @@ class Cover:
         grid = self.explorer.room_map.navgrid
         # The way back passes no monster: no nearer to one than it stands now, nor than KEEP_OFF.
         keep_off = [((mx, my), min(math.dist(here, (mx, my)), KEEP_OFF)) for _n, mx, my in obs.live.monsters]
-        watchers = [w for w in watchers if w[0] not in BITERS]
         path: list[tuple[float, float]] = []
         prev = here
         for crumb in reversed(self.crumbs[-LOOK_BACK:]):

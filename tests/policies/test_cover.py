@@ -115,6 +115,8 @@ def test_a_way_back_that_passes_a_monster_is_no_way_and_a_retreat_held_in_place_
     assert not cover.start(_at(*b, 0.0, blocked), [watcher], decision=1)  # the demon stands on the way back
     assert cover.path == []
     cover.rest_until = 0
+    assert not cover.start(_at(*b, 0.0, shut), [("Demon", *watcher[1:])], decision=1)  # biters are not hidden from
+    cover.rest_until = 0
     assert cover.start(_at(*b, 0.0, shut), [watcher], decision=2)
     steps = [cover.act(_at(*b, 0.0, shut)) for _ in range(STALLED + 2)]  # held where it stands (a monster, a door)
     assert steps[0] is not None and steps[-1] is None and not cover.active
