@@ -34,6 +34,11 @@ STALLED = 8  # decisions without REACHED progress toward the next crumb after wh
 _MOVES = {Action.UP: 0.0, Action.STRAFE_LEFT: 90.0, Action.DOWN: 180.0, Action.STRAFE_RIGHT: -90.0}
 
 
+def _hidden_from(watchers: list[tuple[str, float, float, float]]) -> list[tuple[str, float, float, float]]:
+    """Return the watchers cover is sought from: all but the biters (they follow wherever the player goes)."""
+    return [w for w in watchers if w[0] not in BITERS]
+
+
 @dataclass
 class Cover:
     """The trail, and a retreat under way."""
@@ -61,13 +66,13 @@ class Cover:
         """Return True when the player should back off: badly hurt and seen, or seen by a crowd close by."""
         if any(w[0] in BITERS and w[3] < BITER_NEAR for w in watchers):
             return False
-        watchers = [w for w in watchers if w[0] not in BITERS]
+        watchers = _hidden_from(watchers)
         near = sum(w[3] <= CROWD_WITHIN for w in watchers)
         return bool(watchers) and (health < RETREAT_BELOW or near >= CROWD)
 
     def start(self, obs: Observation, watchers: list[tuple[str, float, float, float]], decision: int) -> bool:
         """Find cover along the trail from the watchers; True when a retreat to it has started."""
-        watchers = [w for w in watchers if w[0] not in BITERS]
+        watchers = _hidden_from(watchers)
         if decision < self.rest_until or obs.live is None or not watchers:
             return False
         self.rest_until = decision + LOOK_AGAIN  # no cover this way now: looked for again a little later

@@ -3,6 +3,7 @@ along the player's own trail, and cover found where the monsters that see the pl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -107,11 +108,10 @@ def test_cover_is_the_first_crumb_back_that_no_watcher_sees_and_a_gap_in_the_tra
 def test_a_way_back_that_passes_a_monster_is_no_way_and_a_retreat_held_in_place_is_given_up(e1m1_rooms, e1m1_door):
     cover, watcher, shut = _through_the_door(e1m1_rooms, e1m1_door)
     _door, _a, b = e1m1_door
-    floors, ceilings = shut.floors, shut.ceilings
     assert cover.start(_at(*b, 0.0, shut), [watcher], decision=0)  # as in the test above: cover behind the door
     on_the_way = cover.path[0]
     cover.path, cover.rest_until = [], 0
-    blocked = LiveMap(floors, ceilings, frozenset(), (("Demon", *on_the_way), ("Zombieman", *watcher[1:3])))
+    blocked = dataclasses.replace(shut, monsters=(("Demon", *on_the_way), ("Zombieman", *watcher[1:3])))
     assert not cover.start(_at(*b, 0.0, blocked), [watcher], decision=1)  # the demon stands on the way back
     assert cover.path == []
     cover.rest_until = 0
