@@ -52,6 +52,7 @@ class Interaction:
     rest_until: int = 0  # a repeatable one just set off is not chosen again before this decision
     opens: np.ndarray | None = field(default=None, repr=False)  # cells of new ground it was chosen to open
     beyond: int = 0  # interactions not yet tried that doing it brings within reach (the explorer's what-if)
+    claims: tuple[Interaction, ...] = field(default=(), repr=False)  # those of them its what-if counted as ground
     behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now

@@ -5,9 +5,10 @@ judged on the live grid (`_livegrid`: the map as its heights stand now), and loo
 Each decision reads the live map (EnvConfig.live_map): a door a switch opened, a lift that came down or stairs that
 rose count the moment they do. To choose, the explorer asks of each interaction within reach (`_interactions`) what
 would become reachable were the sectors it moves out of the way (a key: were its doors open): one that opens a way to
-the exit goes first, then one that opens new ground, then a key, then one not yet tried; with nothing left, it walks
-to ground it has not seen, and tries again what failed. An interaction that moved nothing, or whose spot could not be
-reached, is tried once more and then left. The walk itself is `_explore_walk.Walker`'s.
+the exit goes first, then what the way just taken was chosen for, then one that opens new ground, then a key, then
+one not yet tried; with nothing left, it walks to ground it has not seen, and tries again what failed. An
+interaction that moved nothing, or whose spot could not be reached, is tried once more and then left. The walk
+itself is `_explore_walk.Walker`'s.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
-from doomagent.policies._explore_walk import BOSS, Goal, Walker
+from doomagent.policies._explore_walk import BOSS, RIDE, Goal, Walker
 from doomagent.policies._interactions import Interaction, interactions, plan_steps
 from doomagent.policies._livegrid import LiveGrid, Walk, dilate, moved
 from doomagent.policies._provisions import LOW_HEALTH, plan_detours, supply_goal
+from doomagent.policies._seen import SEEN_EVERY, Seen
 from doomagent.policies._sight import EYE, Sight
 from doomagent.policies._supplies import Supplies
 
@@ -37,12 +39,10 @@ ITEM_GAIN = 60  # cells an interaction not yet done that comes within reach coun
 TRIES = 2  # failures before an interaction is left alone (until everything else has been tried)
 GOAL_CAP = 1200  # decisions spent on one walk to an interaction before it counts as failed
 LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before choosing afresh
-UNSEEN_BEYOND = 160.0  # map units: unseen ground nearer than this is not worth a walk of its own
-SEEN_WALK = 320.0  # map units along the grid from the player within which ground counts as seen
-SEEN_EVERY = 4  # decisions between updates of the ground seen
 WEAPON_NEAR, WEAPON_LOOK = 900.0, 300  # a weapon the player lacks this near breaks a walk off, at most this often
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
 BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
+WhatIf = tuple[int, bool, np.ndarray | None, int, tuple[Interaction, ...]]  # the what-if of one interaction, kept
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
 
 
@@ -63,8 +63,9 @@ class Explorer:
     _built_from: tuple[np.ndarray, np.ndarray, frozenset[str]] | None = None
     _built_at: int = -1_000_000
     _decisions: int = 0
-    _seen: np.ndarray | None = None  # cells the player has walked near
-    _whatif: dict[tuple[int, int], tuple[int, bool, np.ndarray | None, int]] = field(default_factory=dict)
+    _seen: Seen = field(init=False)  # the ground the player has walked near
+    _whatif: dict[tuple[int, int], WhatIf] = field(default_factory=dict)  # (item, reach) -> gain, ..., claims
+    _promised: set[int] = field(default_factory=set)  # ids of what the last walk across was chosen for (its claims)
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
     _shared: dict[tuple[int, ...], int] = field(default_factory=dict)  # moved sectors -> interactions moving them
     _wanders: int = 0
@@ -80,6 +81,7 @@ class Explorer:
         self.walker = Walker(self.room_map, self.live_grid, self._note)
         self.supplies = Supplies(self.room_map, self.skill)
         self._sight = Sight(self.room_map.geometry)
+        self._seen = Seen.of(self.live_grid.n)
         for item in self.items:
             if item.moves:
                 self._shared[item.moves] = self._shared.get(item.moves, 0) + 1
@@ -103,8 +105,7 @@ class Explorer:
         return explorer
 
     def ends(self, plan: ProgressionPlan | None) -> bool:
-        """Return True when the map can be finished as far as the explorer knows: an exit to take, a boss whose
-        death ends it, or a plan."""
+        """Return True when the explorer knows how the map ends: an exit, a boss whose death ends it, or a plan."""
         return plan is not None or any(i.kind == "exit" for i in self.items) or bool(self.bosses)
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -150,13 +151,15 @@ class Explorer:
         if self._start is None:
             self._start = (live.floors.copy(), live.ceilings.copy())
         self._update(live)
-        self._mark_seen(here)
+        if self._decisions % SEEN_EVERY == 0:
+            self._seen.mark(self._walk, self.walker.cell(here))
         walker = self.walker
         goal = walker.goal
         expired = goal is not None and goal.decisions > (GOAL_CAP if goal.what is not None else LOOK_CAP)
         if expired and goal is not None and goal.what is not None:
             walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
         hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal is not self._fetching
+        hurt = hurt and goal is not None and goal.label != RIDE  # a ride is not broken off (it costs a trip back)
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
                 self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
@@ -230,6 +233,13 @@ class Explorer:
             self.walker.start(boss)
             self._note(f"walk to {boss.label}")
             return
+        # What a lift (or a door) was chosen for goes first once it is in reach: else the lift's other end, which
+        # claims what is left behind, outbids it, and the walk rides to and fro past both (freedoom1 E1M2).
+        promised = [(near(i.live_cells), i) for i in open_items if id(i) in self._promised and not i.uses]
+        promised = [p for p in promised if math.isfinite(p[0])]
+        if promised:
+            self._choose(min(promised, key=lambda p: p[0])[1], "what the way here was taken for")
+            return
         scored = []
         for item in open_items:
             if item.kind == "exit":
@@ -257,7 +267,7 @@ class Explorer:
             self.walker.start(boss)
             self._note(f"walk to a place that sees {boss.label}")
             return
-        look = self._unseen(reach, dist)
+        look = self._seen.nearest_unseen(reach, dist)
         if look is not None:
             self.walker.start(Goal(None, look, "ground not seen yet"))
             self._note("look at ground not seen yet")
@@ -311,6 +321,9 @@ class Explorer:
 
     def _choose(self, item: Interaction, why: str) -> None:
         item.tries += 1
+        self._promised.discard(id(item))
+        if item.claims:
+            self._promised = {id(c) for c in item.claims}
         self.walker.start(Goal(item, item.live_cells, item.text))
         self._note(f"go for {item.text}: {why}")
 
@@ -353,8 +366,8 @@ class Explorer:
         done; the new ground's cells are kept on the interaction (`opens`), for the walk there afterwards."""
         key = (id(item), int(reach.sum()))
         if key not in self._whatif:
-            self._whatif[key] = (*self._what_if(item, live, reach, start), item.beyond)
-        gain, finishes, opens, item.beyond = self._whatif[key]
+            self._whatif[key] = (*self._what_if(item, live, reach, start), item.beyond, item.claims)
+        gain, finishes, opens, item.beyond, item.claims = self._whatif[key]
         item.opens = opens
         return gain, finishes
 
@@ -362,7 +375,7 @@ class Explorer:
         self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int
     ) -> tuple[int, bool, np.ndarray | None]:
         keys, movers = live.keys, frozenset(item.moves)
-        item.beyond = 0
+        item.beyond, item.claims = 0, ()
         if item.kind == "key" and item.key is not None:
             keys = keys | {item.key}
         elif not movers:
@@ -373,7 +386,7 @@ class Explorer:
         opened = after & ~reach
         # New ground is ground not seen yet, and the interactions not yet done that come within reach: going back to
         # where the walk has been is no gain (a lift ridden up and down for ever).
-        fresh = opened & ~self._seen if self._seen is not None else opened
+        fresh = opened & ~self._seen.cells
         fresh &= ~np.isin(self.live_grid.sector, item.moves)  # what it moves is the way there, not the ground
         # Ground it opened before was walked then: only what is still to do there counts again (else a lift is
         # ridden to and fro for the corners of each side not seen yet).
@@ -387,15 +400,18 @@ class Explorer:
             if opened[other.cells].any() and not reach[other.cells].any():
                 if other.effect != "lift" and (other.kind == "key" or other.key in (None, *keys)):  # a lock: no use
                     gain += ITEM_GAIN
+                    item.claims += (other,)
                 if other.moves != item.moves and self._open(other, live):
                     item.beyond += 1
+        if gain - ITEM_GAIN * len(item.claims) >= MIN_GAIN:
+            item.claims = ()  # new ground enough without them: chosen for the ground, no promise to keep
         finishes = any(
             len(i.cells) and after[i.cells].any()
             for i in self.items
             if i.kind == "exit" and (i.key is None or i.key in keys)
         )
-        # (a gain of interactions alone opens no ground to walk into: the walk chooses afresh once they are in reach)
-        return gain, finishes, np.flatnonzero(fresh) if gain and fresh.any() else None
+        # (claimed interactions alone, or a used one's ground, uncounted, are no walk after: it chooses afresh there)
+        return gain, finishes, np.flatnonzero(fresh) if gain and fresh.any() and not item.uses else None
 
     def _reach_after(
         self, item: Interaction, live: LiveMap, keys: frozenset[str], movers: frozenset[int], start: int
@@ -463,26 +479,3 @@ class Explorer:
             return any(self.room_map.clear_use(at, p) for p in places)
         eye = (*at, float(live.floors[self.live_grid.sector[cell]]) + EYE)
         return any(self._sight.sees(live, eye, p) for p in places)
-
-    def _unseen(self, reach: np.ndarray, dist: np.ndarray, within: float = math.inf) -> np.ndarray | None:
-        """Return the nearest reachable cell not yet walked near (and not right here, nor farther than `within`
-        along the grid), or None."""
-        if self._seen is None:
-            return None
-        fresh = reach & ~self._seen & np.isfinite(dist) & (dist > UNSEEN_BEYOND) & (dist <= within)
-        if not fresh.any():
-            return None
-        return np.array([int(np.flatnonzero(fresh)[np.argmin(dist[fresh])])])
-
-    def _mark_seen(self, here: tuple[float, float]) -> None:
-        """Count the ground within SEEN_WALK of the player along the grid as seen (every few decisions)."""
-        from scipy.sparse.csgraph import dijkstra
-
-        if self._seen is None:
-            self._seen = np.zeros(self.live_grid.n, dtype=bool)
-        if self._walk is None or self._decisions % SEEN_EVERY:
-            return
-        start = self.walker.cell(here)
-        if start >= 0:
-            near = dijkstra(self._walk.lengths, indices=[start], limit=SEEN_WALK, min_only=True)  # a pit is seen too
-            self._seen |= np.isfinite(near)

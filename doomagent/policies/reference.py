@@ -40,7 +40,9 @@ WEAPON_AMMO = {6: "cells", 3: "shells", 4: "bullets", 2: "bullets"}  # preferred
 # BITE_REACH and a tough monster nearer than CLAW_REACH are backed away from.
 BITE_REACH, CLAW_REACH, GOD_BITE_REACH = 200.0, 200.0, 160.0
 IMP_REACH = 120.0  # an imp this near claws (its melee reaches about 60 units): backed away from while reloading too
-RELOAD = {2: 6, 3: 16, 5: 8}  # weapon slot -> decisions (two tics each) from one shot to the next: pistol, shotgun
+# Weapon slot -> decisions (two tics each) after the one that sees a shot's ammo fall during which the gun cannot fire:
+# the pistol fires every 14 tics, the shotgun every 44, the rocket launcher every 20 (tests/policies/test_gun_cycle.py).
+RELOAD = {2: 6, 3: 21, 5: 9}
 # Missiles (an imp's or a baron's ball, a rocket) closing in nearer than DODGE_FROM on a line that passes within
 # DODGE_WIDTH of the player (its radius and the missile's, and some) are sidestepped.
 MISSILE_SUFFIXES, DODGE_FROM, DODGE_WIDTH = ("Ball", "Rocket", "Tracer", "Plasma", "FatShot"), 160.0, 36.0

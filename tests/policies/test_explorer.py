@@ -10,7 +10,7 @@ from doomagent.env import DoomEnv, EnvConfig
 from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.errors import ConfigError
 from doomagent.policies import ReferenceNavigator
-from doomagent.policies.explorer import Explorer
+from doomagent.policies.explorer import MIN_GAIN, Explorer
 
 
 def _play(wad: str, name: str, *, frames: int, seed: int = 7) -> tuple[ReferenceNavigator, dict]:
@@ -104,7 +104,8 @@ def test_a_lift_ridden_before_is_taken_back_to_what_is_left_to_try():
 def test_what_a_lift_brought_the_walk_to_is_done_before_the_lift_is_ridden_back():
     # freedoom1 E1M7: the tag-4 lift's trigger brings the walk down to the tag-7 switch. The lift's own switch, nearer,
     # claimed what was left up top and the trigger claimed the tag-7 switch again: the lift was ridden to and fro
-    # five times and the switch pressed only at about 14,000 frames. Now it is pressed on the first trip down.
+    # five times and the switch pressed only at about 14,000 frames. Now it is pressed on the first trip down (by way
+    # of the tag-8 lift, ridden up and down once: what its trigger was taken for goes first at the bottom).
     # Later the tag-58 lift takes the walk down into a nukage pit where everything is tried and the way on lies two
     # lifts away (a lift's what-if looks one ride ahead): the walk rides a lift it rode before, and goes on from there.
     nav, _info = _play("freedoom1.wad", "E1M7", frames=19000, seed=8000)
@@ -112,10 +113,11 @@ def test_what_a_lift_brought_the_walk_to_is_done_before_the_lift_is_ridden_back(
     pressed = next(i for i, line in enumerate(log) if "switch (tag 7) that moves a floor set its sectors" in line)
     rides = [i for i, line in enumerate(log[:pressed]) if "trigger line (tag 4) that lowers a lift set its" in line]
     assert 1 <= len(rides) <= 3, log[:pressed]
-    assert not any("rode the lift up" in line for line in log[rides[-1] : pressed]), log[rides[-1] : pressed]
+    assert sum("rode the lift" in line for line in log[:pressed]) <= 4, log[:pressed]  # not to and fro
     back = next(i for i, line in enumerate(log) if "everything within reach tried: a lift ridden before" in line)
     assert "rode the lift" in " ".join(log[back : back + 4]), log[back : back + 4]
-    assert any("go for" in line and "everything" not in line for line in log[back + 1 :]), log[back:]
+    chosen = ("go for", "look at ground")  # on from there: what the ride brought within reach, or ground to see
+    assert any(c in line and "everything" not in line for line in log[back + 1 :] for c in chosen), log[back:]
 
 
 @pytest.mark.slow
@@ -174,3 +176,62 @@ def test_a_boss_on_a_ledge_is_walked_to_where_the_eye_sees_it():
     goal = explorer._boss_goal(live, reach, anywhere=True)
     assert goal is not None and under not in goal.cells.tolist()
     assert all(explorer._sees(int(c), [ledge], live, above=True) for c in goal.cells)
+
+
+@pytest.mark.slow
+def test_what_a_lift_was_ridden_for_goes_before_the_lift_back():
+    # freedoom1 E1M2 (seed 8100, normal play): the tag-2 lift's switch below claimed the untried switches up top, its
+    # trigger up top those below; each claim outbid what was untried where the walk stood, and the lift was ridden to
+    # and fro six times (about 7,000 frames) past them. What a walk across was chosen for now goes first there.
+    from doomagent.env import MapGeometry
+    from doomagent.env.rooms import auto_rooms
+
+    g = MapGeometry.load("E1M2", "freedoom1.wad")
+    explorer = Explorer.for_map(auto_rooms(g), plan=None, god=True)
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), ())
+    explorer._start = (live.floors.copy(), live.ceilings.copy())
+    explorer._update(live)
+    walk = explorer._walk
+    assert walk is not None
+    lift = (i for i in explorer.items if "(tag 2) that lowers a lift" in i.text)
+    switch, trigger = sorted(lift, key=lambda i: i.kind)  # the switch below, the trigger line up top
+    below, top = (1296.0, -1345.0), (1452.0, -1436.0)  # beside the switch; on the ledge the lift rises to
+    start = explorer.walker.cell(below)
+    reach = walk.reach(start)
+    gain, _finishes, _opens = explorer._what_if(switch, live, reach, start)
+    assert gain >= MIN_GAIN and not switch.claims  # not used yet: chosen for the new ground, no promise
+    switch.uses = trigger.uses = 1  # ridden before, both ways: only what lies on the other side is gain
+    gain, _finishes, _opens = explorer._what_if(switch, live, reach, start)
+    assert gain >= MIN_GAIN and switch.claims
+    assert not any(reach[c.cells].any() for c in switch.claims)  # up top, out of reach below
+    explorer._choose(switch, "test")
+    hud = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=tuple(range(1, 8)))
+    explorer._think(live, top, hud)
+    goal = explorer.walker.goal
+    assert goal is not None and any(goal.what is c for c in switch.claims), explorer.log[-1]
+    assert "what the way here was taken for" in explorer.log[-1]
+    up = explorer.walker.cell(top)
+    back, _finishes, _opens = explorer._what_if(trigger, live, walk.reach(up), up)
+    assert back >= MIN_GAIN and trigger.claims  # the lift back claims what lies below: it would have outbid them
+
+
+@pytest.mark.slow
+def test_a_ride_is_not_broken_off_to_fetch_what_the_player_is_short_of(e1m1_rooms):
+    # Every RECHECK_EVERY decisions a walk is broken off for a supply the player has run short of; a ride (on a lift,
+    # or waiting for it) was broken off too, and the walk came back for the lift later (freedoom1 E1M2, normal play).
+    from doomagent.policies._explore_walk import OPENED, RIDE, Goal
+    from doomagent.policies.explorer import RECHECK_EVERY
+
+    g = e1m1_rooms.geometry
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), ())
+    short = Hud(health=100, armor=0, ammo={"bullets": 5}, weapon=2, weapon_ammo=5, weapons=(1, 2))
+    obs = Observation(np.zeros((4, 4, 3), np.uint8), short, (-416.0, 256.0, 0.0), 0.0, 0, "A", 140, (), False, live)
+    for label, kept in ((RIDE, True), (OPENED, False)):
+        explorer = Explorer.for_map(e1m1_rooms, plan=None)
+        explorer.act(obs)
+        goal = Goal(None, np.array([explorer.walker.cell((-100.0, 256.0))]), label)
+        explorer.walker.start(goal)
+        explorer._decisions, notes = RECHECK_EVERY - 1, len(explorer.log)
+        explorer.act(obs)
+        assert (explorer.walker.goal is goal) == kept, explorer.log[-2:]
+        assert (len(explorer.log) == notes) == kept  # else a supply (or a detour for one) was chosen afresh

@@ -13,7 +13,8 @@ from doomagent.env import MapGeometry
 from doomagent.env.observation import Hud, LiveMap, Observation
 from doomagent.env.rooms import auto_rooms
 from doomagent.policies._explore_walk import OPENED, Goal
-from doomagent.policies.explorer import SEEN_WALK, Explorer
+from doomagent.policies._seen import SEEN_WALK
+from doomagent.policies.explorer import Explorer
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
 
