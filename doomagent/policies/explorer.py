@@ -158,8 +158,8 @@ class Explorer:
         expired = goal is not None and goal.decisions > (GOAL_CAP if goal.what is not None else LOOK_CAP)
         if expired and goal is not None and goal.what is not None:
             walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
-        hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and goal is not None and goal is not self._fetching
-        hurt = hurt and goal is not None and goal.label != RIDE  # a ride is not broken off (it costs a trip back)
+        rechecked = goal is not None and goal is not self._fetching and goal.label != RIDE  # a ride costs a trip back
+        hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and rechecked
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
                 self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
