@@ -53,6 +53,7 @@ class Interaction:
     opens: np.ndarray | None = field(default=None, repr=False)  # cells of new ground it was chosen to open
     beyond: int = 0  # interactions not yet tried that doing it brings within reach (the explorer's what-if)
     claims: tuple[Interaction, ...] = field(default=(), repr=False)  # those of them its what-if counted as ground
+    arms: int = 0  # weapons lying on the map that doing it brings within reach (the explorer's what-if)
     behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now

@@ -17,6 +17,7 @@ from doomagent.env.rooms import crossed
 
 EYE = 41.0  # the player's eye height over its floor
 BODY = 56.0  # a monster's height, about (most stand 56 units tall; its lowest and highest parts are tried)
+MISSILE_Z = 32.0  # the height over the player's floor a missile it fires leaves at
 
 
 class Sight:
@@ -50,6 +51,31 @@ class Sight:
         lowest = max(base, float(np.max(z + (low - z) / t)))
         highest = min(base + BODY, float(np.min(z + (high - z) / t)))
         return lowest <= highest
+
+    def clear_shot(
+        self, live: LiveMap, position: tuple[float, float, float], angle: float, length: float, *, radius: float
+    ) -> bool:
+        """Return True when a missile of `radius` fired from the player at `position` (x, y, floor z) along `angle`
+        (degrees) meets no wall within `length` map units: neither its middle nor either side of it crosses a
+        one-sided line or an opening its height does not pass (a wall's corner beside the sight line stops it)."""
+        x, y, z = position
+        heading = math.radians(angle)
+        cos, sin = math.cos(heading), math.sin(heading)
+        low, high = z + MISSILE_Z, z + MISSILE_Z + 2 * radius
+        for side in (-radius, 0.0, radius):
+            a = (x - side * sin, y + side * cos)
+            hits, _along = crossed(a, (a[0] + length * cos, a[1] + length * sin), self.segments)
+            lines = np.flatnonzero(hits)
+            if not len(lines):
+                continue
+            front, back = self.front[lines], self.back[lines]
+            if (back < 0).any():
+                return False
+            if (np.maximum(live.floors[front], live.floors[back]) > low).any():
+                return False
+            if (np.minimum(live.ceilings[front], live.ceilings[back]) < high).any():
+                return False
+        return True
 
     def watchers(
         self, live: LiveMap, position: tuple[float, float, float], within: float

@@ -76,12 +76,13 @@ class Supplies:
             out.add(ammo_kind)
         return out
 
-    def weapon_near(self, here: tuple[float, float], owned: tuple[int, ...], within: float) -> bool:
-        """Return True when a weapon the player does not own lies within `within` map units (straight)."""
-        return any(
-            s.kind.startswith("weapon") and int(s.kind[7:]) not in owned and math.dist(here, s.where) < within
+    def weapons_near(self, here: tuple[float, float], owned: tuple[int, ...], within: float) -> list[Supply]:
+        """Return the weapons the player does not own that lie within `within` map units (straight)."""
+        return [
+            s
             for s in self.items
-        )
+            if s.kind.startswith("weapon") and int(s.kind[7:]) not in owned and math.dist(here, s.where) < within
+        ]
 
     def weapons_left(self) -> bool:
         """Return True while some weapon on the map has not been walked to."""

@@ -25,12 +25,12 @@ from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
-from doomagent.policies._explore_walk import BOSS, RIDE, Goal, Walker
+from doomagent.policies._bosses import Bosses
+from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
 from doomagent.policies._interactions import Interaction, interactions, plan_steps
 from doomagent.policies._livegrid import LiveGrid, Walk, dilate, moved
-from doomagent.policies._provisions import LOW_HEALTH, plan_detours, supply_goal
+from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
-from doomagent.policies._sight import EYE, Sight
 from doomagent.policies._supplies import Supplies
 
 REBUILD_EVERY = 6  # decisions between rebuilds of the live grid while something moves
@@ -41,8 +41,8 @@ GOAL_CAP = 1200  # decisions spent on one walk to an interaction before it count
 LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before choosing afresh
 WEAPON_NEAR, WEAPON_LOOK = 900.0, 300  # a weapon the player lacks this near breaks a walk off, at most this often
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
-BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
-WhatIf = tuple[int, bool, np.ndarray | None, int, tuple[Interaction, ...]]  # the what-if of one interaction, kept
+LOOKS = frozenset({OPENED, "ground not seen yet", "somewhere far"})  # walks that no interaction is the end of
+WhatIf = tuple[int, bool, np.ndarray | None, int, tuple[Interaction, ...], int]  # one interaction's what-if, kept
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
 
 
@@ -75,12 +75,12 @@ class Explorer:
     _fetching: Goal | None = None  # the walk to a supply now
     _weapon_look: int = 0  # the decision from which a weapon close by may break a walk off again
     supplies: Supplies = field(init=False)
-    _sight: Sight = field(init=False)  # lines of sight, for a boss out of the walk's reach
+    boss_walks: Bosses = field(init=False)  # where the bosses the map waits for are seen from
 
     def __post_init__(self) -> None:
         self.walker = Walker(self.room_map, self.live_grid, self._note)
         self.supplies = Supplies(self.room_map, self.skill)
-        self._sight = Sight(self.room_map.geometry)
+        self.boss_walks = Bosses(self.room_map, self.live_grid, self.bosses)
         self._seen = Seen.of(self.live_grid.n)
         for item in self.items:
             if item.moves:
@@ -161,18 +161,43 @@ class Explorer:
         rechecked = goal is not None and goal is not self._fetching and goal.label != RIDE  # a ride costs a trip back
         hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and rechecked
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
-            if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
-                self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
-            self._think(live, here, obs.hud)  # (a walk to an interaction cut short is chosen again later)
+            self._break_off(live, here, obs.hud)
+        elif goal.label in LOOKS and self._built_at == self._decisions and self._exit_in_reach(live, here):
+            self._think(live, here, obs.hud)  # a door the walk left opened behind it: through it before it shuts
         return walker.act(obs, live, here, self._decisions)
+
+    def _break_off(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
+        """Choose afresh (the goal reached, given up, or broken off for a supply)."""
+        goal = self.walker.goal
+        if goal is not None and self._detour is not None and goal is self._detour[0] and self._detours is not None:
+            self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
+        self._think(live, here, hud)  # (a walk to an interaction cut short is chosen again later)
+
+    def _exit_in_reach(self, live: LiveMap, here: tuple[float, float]) -> bool:
+        """Return True when an exit the player may use is within reach on the walk as it stands now."""
+        start = self.walker.cell(here)
+        if self._walk is None or start < 0:
+            return False
+        exits = [i for i in self.items if i.kind == "exit" and len(i.cells) and self._open(i, live)]
+        if not exits:
+            return False
+        reach = self._walk.reach(start)
+        return any(reach[self._crossings(i) if self._crossed(i) else i.cells].any() for i in exits)
 
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
         """Return True when a weapon the player lacks lies close by (worth breaking off a walk for, once)."""
-        if self._decisions < self._weapon_look:
+        if self._decisions < self._weapon_look or self._walk is None:
             return False
-        if not self.supplies.weapon_near(here, hud.weapons, WEAPON_NEAR):
+        near = self.supplies.weapons_near(here, hud.weapons, WEAPON_NEAR)
+        start = self.walker.cell(here)
+        if not near or start < 0:
             return False
-        self._weapon_look = self._decisions + WEAPON_LOOK  # the walk to it, or the look that found it out of reach
+        from scipy.sparse.csgraph import dijkstra
+
+        dist = dijkstra(self._walk.graph, indices=[start], min_only=True)
+        if not any(math.isfinite(float(dist[s.cell])) for s in near):
+            return False  # out of reach for now (on a floor still moving, behind a door): looked at on the next check
+        self._weapon_look = self._decisions + WEAPON_LOOK  # the walk to it
         return True
 
     def _short(self, hud: Hud) -> bool:
@@ -222,13 +247,21 @@ class Explorer:
         if exits:
             self._choose(min(exits, key=lambda e: e[0])[1], "the exit is open")
             return
+        # With the pistol alone, what brings a gun within reach goes before the plan (freedoom1 E1M8's barons are
+        # fought with what lies behind the pillars its armor lowers).
+        if not self.god and set(hud.weapons) <= {1, 2}:
+            arms = [(near(i.live_cells), i) for i in open_items if i.kind != "exit" and not i.uses]
+            arms = [(d, i) for d, i in arms if d <= SUPPLY_REACH and self._gain(i, live, reach, start) and i.arms]
+            if arms:
+                self._choose(min(arms, key=lambda a: a[0])[1], "it brings a gun within reach")
+                return
         # The plan's first step not yet set off (a lift's switch, used once, is passed even though it may be used
         # again).
         step = next((i for i in self.steps if i.uses == 0 and self._open(i, live)), None)
         if step is not None and math.isfinite(near(step.live_cells)):
             self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
             return
-        boss = self._boss_goal(live, reach)
+        boss = self.boss_walks.goal(live, reach)
         if boss is not None:
             self.walker.start(boss)
             self._note(f"walk to {boss.label}")
@@ -262,7 +295,7 @@ class Explorer:
         back = [s for s in scored if s[3].uses and s[3].beyond]
         if self._pick((untried, back), ("not tried yet", "the way to what is not tried yet")):
             return
-        boss = self._boss_goal(live, reach, anywhere=True)
+        boss = self.boss_walks.goal(live, reach, anywhere=True)
         if boss is not None:  # a boss on ground the walk never reaches (a ledge, a pillar) is shot from where it shows
             self.walker.start(boss)
             self._note(f"walk to a place that sees {boss.label}")
@@ -366,8 +399,8 @@ class Explorer:
         done; the new ground's cells are kept on the interaction (`opens`), for the walk there afterwards."""
         key = (id(item), int(reach.sum()))
         if key not in self._whatif:
-            self._whatif[key] = (*self._what_if(item, live, reach, start), item.beyond, item.claims)
-        gain, finishes, opens, item.beyond, item.claims = self._whatif[key]
+            self._whatif[key] = (*self._what_if(item, live, reach, start), item.beyond, item.claims, item.arms)
+        gain, finishes, opens, item.beyond, item.claims, item.arms = self._whatif[key]
         item.opens = opens
         return gain, finishes
 
@@ -375,7 +408,7 @@ class Explorer:
         self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int
     ) -> tuple[int, bool, np.ndarray | None]:
         keys, movers = live.keys, frozenset(item.moves)
-        item.beyond, item.claims = 0, ()
+        item.beyond, item.claims, item.arms = 0, (), 0
         if item.kind == "key" and item.key is not None:
             keys = keys | {item.key}
         elif not movers:
@@ -384,6 +417,7 @@ class Explorer:
             return 0, False, None
         after = self._reach_after(item, live, keys, movers, start)
         opened = after & ~reach
+        item.arms = sum(1 for s in self.supplies.items if s.kind.startswith("weapon") and opened[s.cell])
         # New ground is ground not seen yet, and the interactions not yet done that come within reach: going back to
         # where the walk has been is no gain (a lift ridden up and down for ever).
         fresh = opened & ~self._seen.cells
@@ -450,32 +484,3 @@ class Explorer:
             return False
         grown = dilate(reach, lg.grid.nx, lg.grid.ny, 2)  # a door thinner than a cell holds none: those touching it
         return bool(grown[lg.touching(sectors)].any())
-
-    def _boss_goal(self, live: LiveMap, reach: np.ndarray, anywhere: bool = False) -> Goal | None:
-        """Return a walk toward the nearest live boss the map waits for, one within reach (`anywhere`: any one)."""
-        if not self.bosses:
-            return None
-        grid = self.live_grid.grid
-        places = [(x, y) for name, x, y in live.monsters if name in self.bosses]
-        # Only the bosses on ground the walk reaches (one in a cage is waited for: it comes out, or a trigger lets
-        # it out, and meanwhile the walk does what else there is).
-        grown = dilate(reach, grid.nx, grid.ny, 3)
-        places = [p for p in places if anywhere or grown[grid.cell_of(*p)]]
-        if not places:
-            return None
-        near = np.min([np.hypot(grid.cx - x, grid.cy - y) for x, y in places], axis=0)
-        for radius in (BOSS_NEAR, 2 * BOSS_NEAR, 4 * BOSS_NEAR, 8 * BOSS_NEAR):
-            cells = np.flatnonzero((near <= radius) & reach)
-            # where a boss is in sight (the navigator fights what it sees): no wall between
-            seen = [int(c) for c in cells[:: max(1, len(cells) // 200)] if self._sees(int(c), places, live, anywhere)]
-            if seen:
-                return Goal(None, np.array(seen), BOSS)
-        return None
-
-    def _sees(self, cell: int, places: list[tuple[float, float]], live: LiveMap, above: bool) -> bool:
-        """Return True when a place is in sight from the cell (`above`: a boss on a ledge; to the eye, live heights)."""
-        at = self.live_grid.grid.centre(cell)
-        if not above:
-            return any(self.room_map.clear_use(at, p) for p in places)
-        eye = (*at, float(live.floors[self.live_grid.sector[cell]]) + EYE)
-        return any(self._sight.sees(live, eye, p) for p in places)

@@ -48,6 +48,12 @@ RELOAD = {2: 6, 3: 21, 5: 9}
 MISSILE_SUFFIXES, DODGE_FROM, DODGE_WIDTH = ("Ball", "Rocket", "Tracer", "Plasma", "FatShot"), 160.0, 36.0
 DODGE_STEPS = 4  # sidesteps out of one missile's way at most
 ROCKET_SAFE = 224.0  # the rocket launcher is used on tough monsters only while nothing is nearer than this
+# Beyond SHOTGUN_FAR the pistol or chaingun is used though the shotgun has shells (its seven pellets spread about 60
+# units either way there, a bullet hits what it is aimed at), and kept till a monster comes within SHOTGUN_NEAR or
+# none has been that far for FAR_KEEP decisions; not within FAR_KEEP decisions of seeing one within SHOTGUN_NEAR.
+SHOTGUN_FAR, SHOTGUN_NEAR, FAR_KEEP = 480.0, 320.0, 45
+ROCKET_RADIUS = 11.0  # a rocket's radius: a wall's corner this near the line of fire sets it off
+ROCKET_KEEP = 160.0  # and, once in hand, kept till something comes this near (its blast reaches 128 past the wall)
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
 GIVE_UP = 60  # decisions spent on one item before it is left alone (behind glass, on a ledge)
@@ -91,6 +97,8 @@ class ReferenceNavigator:
     _health: int = 100
     _ammo: tuple[int, int] = (0, 0)  # the weapon in hand and its ammo, last decision
     _shot_at: int = -1_000  # the decision the weapon in hand last fired on
+    _far_at: int = -1_000  # the decision a monster was last seen beyond SHOTGUN_FAR
+    _near_at: int = -1_000  # the decision a monster (or a biter) was last seen within SHOTGUN_NEAR
     _missiles: dict[int, tuple[float, int]] = field(default_factory=dict)  # missile id -> (distance, sidesteps)
     _search: int = 0
     _shots: int = 0
@@ -133,6 +141,13 @@ class ReferenceNavigator:
             return False
         return self.explorer.walkable((x, y), to)
 
+    def _sidestep(self, obs: Observation, *, turn: bool = False) -> Action | None:
+        """Return a sidestep the way the last one went (`turn`: the other way), or the other way when that one is not
+        safe (then kept); None when that one is not safe either."""
+        if turn or not self._safe(obs, _SIDE[self._dodge]):
+            self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
+        return self._dodge if self._safe(obs, _SIDE[self._dodge]) else None
+
     def _excursion(self, obs: Observation) -> Action | None:
         """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a
         player that stays within 32 units for 1,000 frames is stuck, whatever it is doing."""
@@ -169,17 +184,30 @@ class ReferenceNavigator:
         return (mx, my) if d < BOXED_NEAR else None
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
-        """Return the switch to the best weapon the player has ammo for (the rocket launcher only against a tough
-        monster with nothing within ROCKET_SAFE: its blast hurts the shooter), or None when it holds it."""
+        """Return the switch to the best weapon the player has ammo for, or None when it holds it: the rocket
+        launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter), the
+        chaingun or pistol rather than the shotgun at monsters far off (SHOTGUN_FAR; in normal play)."""
         hud = obs.hud
+        enemies = [o for o in obs.objects if o.is_enemy]
+        nearest = min((o.distance for o in enemies), default=math.inf)
         if 5 in hud.weapons and hud.ammo.get("rockets", 0) > 0:
-            enemies = [o for o in obs.objects if o.is_enemy]
-            if any(o.name in TOUGH for o in enemies) and all(o.distance > ROCKET_SAFE for o in enemies):
-                return None if hud.weapon == 5 else Action.WEAPON_5
-        for slot, ammo in WEAPON_AMMO.items():
-            if slot in hud.weapons and hud.ammo.get(ammo, 0) > 0:
-                return None if hud.weapon == slot else Action(str(slot))
-        return None
+            tough = any(o.name in TOUGH for o in enemies)
+            if hud.weapon == 5 and (tough or not enemies) and nearest > ROCKET_KEEP and not self.god:
+                return None  # kept while the monster steps out of view or in a little: each switch costs a shot
+            if tough and nearest > ROCKET_SAFE:
+                return Action.WEAPON_5
+        best = next((s for s, ammo in WEAPON_AMMO.items() if s in hud.weapons and hud.ammo.get(ammo, 0) > 0), None)
+        if best == 3 and hud.ammo.get("bullets", 0) > 0 and not self.god:  # far off, the pellets spread past it
+            bullets = 4 if 4 in hud.weapons else 2
+            if nearest < SHOTGUN_NEAR or any(o.name in MELEE for o in enemies):  # (biters come fast)
+                self._near_at = self._decisions
+            elif enemies and nearest > SHOTGUN_FAR:
+                self._far_at = self._decisions
+            # A monster close by, seen lately, keeps the shotgun: one in and out of view is no reason to switch.
+            kept = hud.weapon == bullets and self._decisions - self._far_at < FAR_KEEP  # (a switch is slow)
+            if self._decisions - self._near_at >= FAR_KEEP and (self._far_at == self._decisions or kept):
+                best = bullets
+        return None if best is None or hud.weapon == best else Action(str(best))
 
     def _dodge_missile(self, obs: Observation) -> Action | None:
         """Return a sidestep out of the way of a missile in view coming at the player (first seen, or closing in,
@@ -370,15 +398,20 @@ class ReferenceNavigator:
             excursion = self._excursion(obs)
             if excursion is not None:
                 return excursion
+            if obs.hud.weapon == 5 and threats is not None and obs.live is not None:
+                length = min(target.distance, ROCKET_SAFE)
+                if not threats.sight.clear_shot(obs.live, obs.position, obs.angle, length, radius=ROCKET_RADIUS):
+                    side = self._sidestep(obs)  # a wall beside the line of fire: the blast would be the player's
+                    if side is not None:
+                        return side
             fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
             every = (2 if obs.hud.health < DODGE_HARDER else 3) if fireballs else 8
             if self._shots % every == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never
                 # standing in one place for long (a long fight is no reason to stop moving).
-                if self._shots % 12 == 0 or not self._safe(obs, _SIDE[self._dodge]):
-                    self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
-                if self._safe(obs, _SIDE[self._dodge]):
-                    return self._dodge
+                side = self._sidestep(obs, turn=self._shots % 12 == 0)
+                if side is not None:
+                    return side
             return Action.FIRE
         off = bearing(obs.position[0], obs.position[1], obs.angle, *boxed) if boxed is not None else 0.0
         if abs(off) > VIEW_HALF and obs.hud.weapon_ammo > 0:  # the nearest one hemming it in, out of view: face it

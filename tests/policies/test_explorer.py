@@ -165,17 +165,17 @@ def test_a_boss_on_a_ledge_is_walked_to_where_the_eye_sees_it():
     grid = explorer.live_grid.grid
     under, yard = grid.cell_of(2244.0, 727.0), grid.cell_of(1900.0, 700.0)
     assert g.sector_floor[g.sector_at(*ledge)] - g.sector_floor[g.sector_at(2244.0, 727.0)] == 112
-    assert explorer._sees(under, [ledge], live, above=False)  # the floor plan's test: no wall between
-    assert not explorer._sees(under, [ledge], live, above=True)  # the eye, 41 units over the yard, does not
-    assert explorer._sees(yard, [ledge], live, above=True)
+    assert explorer.boss_walks.sees(under, [ledge], live, above=False)  # the floor plan's test: no wall between
+    assert not explorer.boss_walks.sees(under, [ledge], live, above=True)  # the eye, 41 units over the yard, does not
+    assert explorer.boss_walks.sees(yard, [ledge], live, above=True)
     walk = explorer._walk
     assert walk is not None
     reach = walk.reach(yard)
     assert not reach[grid.cell_of(*ledge)]
-    assert explorer._boss_goal(live, reach) is None  # within reach only: none
-    goal = explorer._boss_goal(live, reach, anywhere=True)
+    assert explorer.boss_walks.goal(live, reach) is None  # within reach only: none
+    goal = explorer.boss_walks.goal(live, reach, anywhere=True)
     assert goal is not None and under not in goal.cells.tolist()
-    assert all(explorer._sees(int(c), [ledge], live, above=True) for c in goal.cells)
+    assert all(explorer.boss_walks.sees(int(c), [ledge], live, above=True) for c in goal.cells)
 
 
 @pytest.mark.slow
@@ -235,3 +235,38 @@ def test_a_ride_is_not_broken_off_to_fetch_what_the_player_is_short_of(e1m1_room
         explorer.act(obs)
         assert (explorer.walker.goal is goal) == kept, explorer.log[-2:]
         assert (len(explorer.log) == notes) == kept  # else a supply (or a detour for one) was chosen afresh
+
+
+@pytest.mark.slow
+def test_an_exit_that_comes_within_reach_during_a_look_is_walked_to_before_the_door_shuts():
+    # freedoom1 E2M2 (seed 8000, reference-nav): the tag-8 switch opens a door that shuts again after 4 s; the way to
+    # the exit runs through it. The walk went to look at unseen ground while the door stood open, the door shut, and
+    # the one-shot walk round the map ran to the frame cap. A look now ends the moment the exit comes within reach.
+    from doomagent.env import MapGeometry
+    from doomagent.env.rooms import auto_rooms
+    from doomagent.policies._explore_walk import Goal
+    from doomagent.policies.explorer import REBUILD_EVERY
+
+    g = MapGeometry.load("E2M2", "freedoom1.wad")
+    explorer = Explorer.for_map(auto_rooms(g), plan=None, god=True)
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    floors[15], floors[48], ceilings[[52, 53, 57]] = 96.0, 0.0, (100.0, 100.0, 220.0)  # as the walk left them there
+    keys = frozenset({"blue", "red"})
+    everything = Hud(health=100, armor=0, ammo={"bullets": 200}, weapon=2, weapon_ammo=200, weapons=tuple(range(1, 8)))
+    here = (-317.0, -179.0)  # by the switch, on the door's far side from the exit
+
+    def seen(live: LiveMap) -> Observation:
+        return Observation(np.zeros((4, 4, 3), np.uint8), everything, (*here, 0.0), 0.0, 0, "D", 17, (), False, live)
+
+    shut = LiveMap(floors, ceilings, keys, ())
+    explorer.act(seen(shut))
+    look = Goal(None, np.array([explorer.walker.cell((-262.0, -539.0))]), "ground not seen yet")
+    explorer.walker.start(look)
+    explorer.act(seen(shut))
+    assert explorer.walker.goal is look  # the door shut: the look goes on
+    opened = ceilings.copy()
+    opened[55] = 84.0  # the door on its way up
+    explorer._built_at -= REBUILD_EVERY  # (the walk is rebuilt at most this often while the map moves)
+    explorer.act(seen(LiveMap(floors, opened, keys, ())))
+    goal = explorer.walker.goal
+    assert goal is not None and goal.what is not None and goal.what.kind == "exit", explorer.log[-2:]

@@ -1,0 +1,127 @@
+"""The guns the reference navigator fights with, on freedoom1's real geometry without the engine: with the pistol
+alone, what brings a gun within reach goes before the plan (E1M8's pillars); the shotgun gives way to bullets far
+off and the rocket launcher is kept while a tough monster steps out of view; a rocket is not fired past a wall
+that would set it off in the player's face."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from doomagent.env import MapGeometry
+from doomagent.env.actions import Action
+from doomagent.env.observation import Hud, LiveMap, Observation, VisibleObject
+from doomagent.env.progression import plan_for
+from doomagent.env.rooms import auto_rooms
+from doomagent.policies import ReferenceNavigator
+from doomagent.policies._sight import Sight
+from doomagent.policies.explorer import REBUILD_EVERY, Explorer
+from doomagent.policies.reference import FAR_KEEP, SHOTGUN_FAR
+
+pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
+
+ARMED = Hud(health=100, armor=0, ammo={"bullets": 50, "shells": 20}, weapon=3, weapon_ammo=20, weapons=(1, 2, 3))
+ROCKETS = Hud(health=100, armor=0, ammo={"shells": 20, "rockets": 10}, weapon=5, weapon_ammo=10, weapons=(1, 2, 3, 5))
+
+
+def _at_start(name: str) -> tuple[MapGeometry, LiveMap]:
+    g = MapGeometry.load(name, "freedoom1.wad")
+    return g, LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), ())
+
+
+def _monster(name: str, distance: float, ident: int = 5) -> VisibleObject:
+    return VisibleObject(ident, name, "Monster", (300, 150, 40, 80), distance, 0.0)
+
+
+def _seen(hud: Hud, *monsters: VisibleObject) -> Observation:
+    return Observation(np.zeros((4, 4, 3), np.uint8), hud, (0.0, 0.0, 0.0), 0.0, 0, "A", 140, monsters, False)
+
+
+def test_with_the_pistol_alone_what_brings_a_gun_within_reach_goes_before_the_plan():
+    # freedoom1 E1M8: the shotgun, chaingun and rocket launcher stand in pits of pillars (floor 128) that the
+    # tag-3 trigger lines round the armor lower. The plan's first step is across the map, by three barons; the walk
+    # went there with the pistol and died. Owning a gun, the plan goes first as before.
+    g, live = _at_start("E1M8")
+    start = (g.start[0], g.start[1])
+    pistol = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    chosen = {}
+    for hud in (pistol, ARMED):
+        explorer = Explorer.for_map(auto_rooms(g), plan=plan_for(g), god=False)
+        explorer._start = (live.floors.copy(), live.ceilings.copy())
+        explorer._update(live)
+        explorer._detours = []  # (the armor's detour would cross the lines too: the rule is what is tested)
+        explorer._think(live, start, hud)
+        goal = explorer.walker.goal
+        assert goal is not None and goal.what is not None, explorer.log
+        chosen[hud.weapons] = (goal.what, explorer.log[-1])
+    what, why = chosen[pistol.weapons]
+    assert what.kind == "walk" and set(what.moves) >= {50, 55}, why  # the pillars round the chaingun and shotgun
+    assert "brings a gun within reach" in why and what.arms >= 2
+    what, why = chosen[ARMED.weapons]
+    assert "plan's next step" in why and not set(what.moves) & {50, 55}
+
+
+def test_far_off_the_shotgun_gives_way_to_bullets_and_a_monster_close_by_keeps_it(e1m1_rooms):
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    far = _monster("ShotgunGuy", SHOTGUN_FAR + 150)
+    assert nav._weapon_switch(_seen(ARMED, far)) == Action.WEAPON_2  # no chaingun: the pistol
+    chaingun = dataclasses.replace(ARMED, weapons=(2, 3, 4))
+    assert nav._weapon_switch(_seen(chaingun, far)) == Action.WEAPON_4
+    pistol_in_hand = dataclasses.replace(ARMED, weapon=2, weapon_ammo=50)
+    assert nav._weapon_switch(_seen(pistol_in_hand)) is None  # it stepped out of view: kept a while
+    nav._decisions += FAR_KEEP
+    assert nav._weapon_switch(_seen(pistol_in_hand)) == Action.WEAPON_3  # none far off for long: the shotgun again
+    # A monster close by seen lately keeps the shotgun though only far ones are in view now (an imp in and out of
+    # view beside a ledge made it switch to and fro, firing nothing).
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    assert nav._weapon_switch(_seen(ARMED, _monster("DoomImp", 180.0), far)) is None
+    assert nav._weapon_switch(_seen(ARMED, far)) is None
+    # A biter far off is no reason for bullets: it comes on faster than a gun is changed.
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    assert nav._weapon_switch(_seen(ARMED, _monster("Demon", SHOTGUN_FAR + 150))) is None
+    # Taking no damage, the shotgun stays (only what stands in the way close by is fought).
+    god = ReferenceNavigator.for_map(e1m1_rooms, god=True)
+    assert god._weapon_switch(_seen(ARMED, far)) is None
+
+
+def test_the_rocket_launcher_is_kept_while_a_tough_monster_steps_out_of_view_or_in_a_little(e1m1_rooms):
+    nav = ReferenceNavigator.for_map(e1m1_rooms)
+    assert nav._weapon_switch(_seen(ROCKETS, _monster("BaronOfHell", 200.0))) is None  # in hand: kept
+    assert nav._weapon_switch(_seen(ROCKETS)) is None  # out of view: kept
+    assert nav._weapon_switch(_seen(ROCKETS, _monster("BaronOfHell", 120.0))) == Action.WEAPON_3  # its blast
+    shotgun = dataclasses.replace(ROCKETS, weapon=3, weapon_ammo=20)
+    assert nav._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 200.0))) is None  # not taken up this near
+    assert nav._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 300.0))) == Action.WEAPON_5
+    assert nav._weapon_switch(_seen(ROCKETS, _monster("DoomImp", 300.0))) == Action.WEAPON_3  # not on imps
+
+
+def test_a_rocket_is_not_fired_past_a_wall_beside_the_line_of_fire():
+    # freedoom1 E1M8 (seed 8100): fired from about (-2, -376) at 169 degrees toward a baron, a rocket went off some
+    # 90 units out: its line passes 10 units from the wall at y = -352 (the foot of a pillar), its 11-unit radius
+    # does not, and the blast took 66 of the player's health and armor.
+    g, live = _at_start("E1M8")
+    sight = Sight(g)
+    assert sight.sees(live, (-2.0, -376.0, 41.0), (-250.0, -330.0))  # the eye sees the baron past it
+    assert sight.clear_shot(live, (-2.0, -376.0, 0.0), 169.0, 224.0, radius=0.0)  # a bullet's line passes
+    assert not sight.clear_shot(live, (-2.0, -376.0, 0.0), 169.0, 224.0, radius=11.0)
+    assert sight.clear_shot(live, (-2.0, -387.0, 0.0), 169.0, 224.0, radius=11.0)  # a sidestep on, it is clear
+
+
+def test_a_gun_close_by_breaks_a_walk_off_only_once_the_walk_can_reach_it():
+    # freedoom1 E1M8: the chaingun and the rocket launcher stand 750 units from the middle of the start hall, in pits
+    # of pillars that take 112 tics to lower. The check every 60 decisions found them out of reach while they were
+    # lowering and then looked no more for 300 decisions, by when the walk was across the map.
+    g, live = _at_start("E1M8")
+    pistol = Hud(health=100, armor=0, ammo={"bullets": 50}, weapon=2, weapon_ammo=50, weapons=(1, 2))
+    explorer = Explorer.for_map(auto_rooms(g), plan=plan_for(g), god=False)
+    explorer._update(live)
+    hall = (2464.0, -100.0)
+    assert not explorer._weapon_near(hall, pistol)  # behind the pillars: looked at again on the next check
+    lowered = live.floors.copy()
+    lowered[[50, 55]] = (16.0, 8.0)  # the pillars round the chaingun and the rocket launcher, and the shotgun, down
+    explorer._built_at -= REBUILD_EVERY  # (the walk is rebuilt at most this often while the map moves)
+    explorer._update(LiveMap(lowered, live.ceilings, frozenset(), ()))
+    assert explorer._weapon_near(hall, pistol)
+    assert not explorer._weapon_near(hall, pistol)  # the walk to it is on: not again for a while
