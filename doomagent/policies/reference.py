@@ -48,10 +48,6 @@ RELOAD = {2: 6, 3: 21, 5: 9}
 MISSILE_SUFFIXES, DODGE_FROM, DODGE_WIDTH = ("Ball", "Rocket", "Tracer", "Plasma", "FatShot"), 160.0, 36.0
 DODGE_STEPS = 4  # sidesteps out of one missile's way at most
 ROCKET_SAFE = 224.0  # the rocket launcher is used on tough monsters only while nothing is nearer than this
-# Beyond SHOTGUN_FAR the pistol or chaingun is used though the shotgun has shells (its seven pellets spread about 60
-# units either way there, a bullet hits what it is aimed at), and kept till a monster comes within SHOTGUN_NEAR or
-# none has been that far for FAR_KEEP decisions; not within FAR_KEEP decisions of seeing one within SHOTGUN_NEAR.
-SHOTGUN_FAR, SHOTGUN_NEAR, FAR_KEEP = 480.0, 320.0, 45
 ROCKET_RADIUS = 11.0  # a rocket's radius: a wall's corner this near the line of fire sets it off
 ROCKET_KEEP = 160.0  # and, once in hand, kept till something comes this near (its blast reaches 128 past the wall)
 PICKUP_RANGE = 400.0  # detour for items in view this close
@@ -97,8 +93,6 @@ class ReferenceNavigator:
     _health: int = 100
     _ammo: tuple[int, int] = (0, 0)  # the weapon in hand and its ammo, last decision
     _shot_at: int = -1_000  # the decision the weapon in hand last fired on
-    _far_at: int = -1_000  # the decision a monster was last seen beyond SHOTGUN_FAR
-    _near_at: int = -1_000  # the decision a monster (or a biter) was last seen within SHOTGUN_NEAR
     _missiles: dict[int, tuple[float, int]] = field(default_factory=dict)  # missile id -> (distance, sidesteps)
     _search: int = 0
     _shots: int = 0
@@ -185,8 +179,7 @@ class ReferenceNavigator:
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         """Return the switch to the best weapon the player has ammo for, or None when it holds it: the rocket
-        launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter), the
-        chaingun or pistol rather than the shotgun at monsters far off (SHOTGUN_FAR; in normal play)."""
+        launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter)."""
         hud = obs.hud
         enemies = [o for o in obs.objects if o.is_enemy]
         nearest = min((o.distance for o in enemies), default=math.inf)
@@ -197,16 +190,6 @@ class ReferenceNavigator:
             if tough and nearest > ROCKET_SAFE:
                 return Action.WEAPON_5
         best = next((s for s, ammo in WEAPON_AMMO.items() if s in hud.weapons and hud.ammo.get(ammo, 0) > 0), None)
-        if best == 3 and hud.ammo.get("bullets", 0) > 0 and not self.god:  # far off, the pellets spread past it
-            bullets = 4 if 4 in hud.weapons else 2
-            if nearest < SHOTGUN_NEAR or any(o.name in MELEE for o in enemies):  # (biters come fast)
-                self._near_at = self._decisions
-            elif enemies and nearest > SHOTGUN_FAR:
-                self._far_at = self._decisions
-            # A monster close by, seen lately, keeps the shotgun: one in and out of view is no reason to switch.
-            kept = hud.weapon == bullets and self._decisions - self._far_at < FAR_KEEP  # (a switch is slow)
-            if self._decisions - self._near_at >= FAR_KEEP and (self._far_at == self._decisions or kept):
-                best = bullets
         return None if best is None or hud.weapon == best else Action(str(best))
 
     def _dodge_missile(self, obs: Observation) -> Action | None:

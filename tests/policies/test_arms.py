@@ -1,7 +1,6 @@
 """The guns the reference navigator fights with, on freedoom1's real geometry without the engine: with the pistol
-alone, what brings a gun within reach goes before the plan (E1M8's pillars); the shotgun gives way to bullets far
-off and the rocket launcher is kept while a tough monster steps out of view; a rocket is not fired past a wall
-that would set it off in the player's face."""
+alone, what brings a gun within reach goes before the plan (E1M8's pillars); the rocket launcher is kept while a
+tough monster steps out of view; a rocket is not fired past a wall that would set it off in the player's face."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from doomagent.env.rooms import auto_rooms
 from doomagent.policies import ReferenceNavigator
 from doomagent.policies._sight import Sight
 from doomagent.policies.explorer import REBUILD_EVERY, Explorer
-from doomagent.policies.reference import FAR_KEEP, SHOTGUN_FAR
 
 pytestmark = pytest.mark.slow  # a map's walkable grid takes seconds to build
 
@@ -61,29 +59,6 @@ def test_with_the_pistol_alone_what_brings_a_gun_within_reach_goes_before_the_pl
     assert "brings a gun within reach" in why and what.arms >= 2
     what, why = chosen[ARMED.weapons]
     assert "plan's next step" in why and not set(what.moves) & {50, 55}
-
-
-def test_far_off_the_shotgun_gives_way_to_bullets_and_a_monster_close_by_keeps_it(e1m1_rooms):
-    nav = ReferenceNavigator.for_map(e1m1_rooms)
-    far = _monster("ShotgunGuy", SHOTGUN_FAR + 150)
-    assert nav._weapon_switch(_seen(ARMED, far)) == Action.WEAPON_2  # no chaingun: the pistol
-    chaingun = dataclasses.replace(ARMED, weapons=(2, 3, 4))
-    assert nav._weapon_switch(_seen(chaingun, far)) == Action.WEAPON_4
-    pistol_in_hand = dataclasses.replace(ARMED, weapon=2, weapon_ammo=50)
-    assert nav._weapon_switch(_seen(pistol_in_hand)) is None  # it stepped out of view: kept a while
-    nav._decisions += FAR_KEEP
-    assert nav._weapon_switch(_seen(pistol_in_hand)) == Action.WEAPON_3  # none far off for long: the shotgun again
-    # A monster close by seen lately keeps the shotgun though only far ones are in view now (an imp in and out of
-    # view beside a ledge made it switch to and fro, firing nothing).
-    nav = ReferenceNavigator.for_map(e1m1_rooms)
-    assert nav._weapon_switch(_seen(ARMED, _monster("DoomImp", 180.0), far)) is None
-    assert nav._weapon_switch(_seen(ARMED, far)) is None
-    # A biter far off is no reason for bullets: it comes on faster than a gun is changed.
-    nav = ReferenceNavigator.for_map(e1m1_rooms)
-    assert nav._weapon_switch(_seen(ARMED, _monster("Demon", SHOTGUN_FAR + 150))) is None
-    # Taking no damage, the shotgun stays (only what stands in the way close by is fought).
-    god = ReferenceNavigator.for_map(e1m1_rooms, god=True)
-    assert god._weapon_switch(_seen(ARMED, far)) is None
 
 
 def test_the_rocket_launcher_is_kept_while_a_tough_monster_steps_out_of_view_or_in_a_little(e1m1_rooms):
