@@ -188,7 +188,7 @@ class ReferenceNavigator:
             if hud.weapon == 5 and (tough or not enemies) and nearest > ROCKET_KEEP and not self.god:
                 return None  # kept while the monster steps out of view or in a little: each switch costs a shot
             if tough and nearest > ROCKET_SAFE:
-                return Action.WEAPON_5
+                return None if hud.weapon == 5 else Action.WEAPON_5
         best = next((s for s, ammo in WEAPON_AMMO.items() if s in hud.weapons and hud.ammo.get(ammo, 0) > 0), None)
         return None if best is None or hud.weapon == best else Action(str(best))
 

@@ -70,6 +70,11 @@ def test_the_rocket_launcher_is_kept_while_a_tough_monster_steps_out_of_view_or_
     assert nav._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 200.0))) is None  # not taken up this near
     assert nav._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 300.0))) == Action.WEAPON_5
     assert nav._weapon_switch(_seen(ROCKETS, _monster("DoomImp", 300.0))) == Action.WEAPON_3  # not on imps
+    # Taking no damage, the launcher is taken up and held as before (a switch each decision to the gun in hand
+    # fires nothing: freedoom2 MAP07's mancubi held the player in place till the engine's stuck rule ended it).
+    god = ReferenceNavigator.for_map(e1m1_rooms, god=True)
+    assert god._weapon_switch(_seen(ROCKETS, _monster("BaronOfHell", 300.0))) is None
+    assert god._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 300.0))) == Action.WEAPON_5
 
 
 def test_a_rocket_is_not_fired_past_a_wall_beside_the_line_of_fire():
