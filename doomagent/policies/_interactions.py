@@ -2,8 +2,10 @@
 up a key, take the exit. Read from the WAD once per map; the explorer (`policies.explorer`) picks among them by what
 each would open, judged on the live grid.
 
-Lines with the same trigger, tag, effect and key act alike (a trigger line drawn in pieces across a corridor, two
-switches of one lift): they are one interaction, done from any of its lines.
+Lines with the same special and tag act alike (a trigger line drawn in pieces across a corridor, two switches of one
+lift): they are one interaction, done from any of its lines. Two specials on one tag are two interactions, even where
+both "open" the way: on freedoom2 MAP20 one switch lowers a floor and another raises the ceiling over it, and the way
+is open only once both are pressed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from doomagent.env import _triggers, specials
 from doomagent.env._plan_world import KEY_NAMES, moved_sectors
+from doomagent.env.geometry import MapGeometry
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._use_spot import use_cells
@@ -57,6 +60,7 @@ class Interaction:
     behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
+    on_mover: int = -1  # a key on a sector that moves: that sector (its cells are those it can be taken from now)
 
 
 def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
@@ -78,7 +82,7 @@ def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
             tag = int(g.line_tag[line])
             if not tag:
                 continue  # a tagless switch or trigger acts on nothing a player needs
-            key = (kind.trigger, kind.effect, tag, kind.key, special in REPEATABLE or _generalized_repeat(special))
+            key = (special, tag, special in REPEATABLE or _generalized_repeat(special))
         groups.setdefault(key, []).append(line)
     out: list[Interaction] = []
     for key, lines in groups.items():
@@ -147,11 +151,17 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
         item.cells = np.union1d(*item.sides)
         return
     cells = []
+    g = room_map.geometry
     for line in item.lines:  # shoot: from in front of it, with nothing shut between (a shot flies as a use reaches)
-        mid = room_map.geometry.line_midpoint(line)
+        # The shot is to reach a point just in front of it: the line is itself a wall (one-sided, or the face of a shut
+        # sector), and a sight line ending on it counts as blocked (freedoom2 MAP20's target, every one of MAP11's).
+        (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+        length = max(math.hypot(bx - ax, by - ay), 1e-9)
+        mx, my = g.line_midpoint(line)
+        aim = (mx + 2.0 * (by - ay) / length, my - 2.0 * (bx - ax) / length)
         ahead, _ = _line_sides(room_map, line, SHOOT_RANGE)
         for c in ahead[:: max(1, len(ahead) // 400)]:
-            if room_map.clear_use(grid.centre(int(c)), mid):
+            if room_map.clear_use(grid.centre(int(c)), aim):
                 cells.append(int(c))
     item.cells = np.array(sorted(set(cells)), dtype=np.int64)
 
@@ -184,17 +194,30 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
         # Doom picks a thing up when the player's box touches its box (16 + 20 units on each axis) from a floor at
         # most 56 units under it or 8 over it: a key on a ledge is taken from the floor below (freedoom1 E1M2's red
         # key, 32 units up in an alcove).
-        rise = float(g.sector_floor[g.sector_at(x, y)]) - grid.floor
-        cells = np.flatnonzero(
-            (np.abs(grid.cx - x) <= KEY_REACH)
-            & (np.abs(grid.cy - y) <= KEY_REACH)
-            & (rise <= 56)
-            & (rise >= -8)
-            & (grid.sector >= 0)
-        )
+        # A key on a floor that moves is taken from wherever that floor can come to rest beside (freedoom2 MAP20's
+        # blue keycard: 1,624 units up on a pillar until a switch lowers it to the floor beside); the explorer keeps
+        # those of the cells its floor stands at now.
+        sector = g.sector_at(x, y)
+        moves = sector in g.lifts or bool(g.sector_tag[sector])
+        floors = {float(g.sector_floor[sector])} | (set(_beside_floors(g, sector)) if moves else set())
+        near = (np.abs(grid.cx - x) <= KEY_REACH) & (np.abs(grid.cy - y) <= KEY_REACH) & (grid.sector >= 0)
+        cells = np.flatnonzero(near & np.any([key_takes(f - grid.floor) for f in floors], axis=0))
         if len(cells):
-            out.append(Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}"))
+            item = Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}")
+            item.on_mover = sector if moves else -1
+            out.append(item)
     return out
+
+
+def key_takes(rise: np.ndarray) -> np.ndarray:
+    """Return where a key this far above the floor (per cell) is taken from."""
+    return (rise <= 56) & (rise >= -8)
+
+
+def _beside_floors(g: MapGeometry, sector: int) -> list[float]:
+    lines = (g.line_front == sector) | (g.line_back == sector)
+    others = np.concatenate([g.line_front[lines], g.line_back[lines]])
+    return [float(g.sector_floor[s]) for s in set(others.tolist()) - {sector, -1}]
 
 
 def plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interaction]:

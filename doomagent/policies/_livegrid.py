@@ -118,6 +118,44 @@ class LiveGrid:
             others = self._beside[sector] = found[found != sector]
         return float(min(floors[sector], floors[others].min())) if len(others) else float(floors[sector])
 
+    def reach_after(
+        self,
+        live: LiveMap,
+        keys: frozenset[str],
+        movers: frozenset[int],
+        start: int,
+        first_floors: np.ndarray,
+        avoid: np.ndarray | None,
+    ) -> np.ndarray:
+        """Return the cells reachable from `start` were the sectors `movers` set moving (with `keys` held). A lift
+        stops at two heights only, its top (its floor now, or as the map began: `first_floors`) and the lowest floor
+        beside it: the ground reachable with it at either, and from it at either (it is ridden between them); anything
+        else it moves is taken to move out of the way (a door up, a floor to where it is needed)."""
+        lifts = [s for s in movers if self.lifts[s]]
+        if not lifts:
+            return self.build(live.floors, live.ceilings, keys, movers=movers, avoid=avoid).reach(start)
+        others = movers.difference(lifts)
+        top, bottom = live.floors.copy(), live.floors.copy()
+        for sec in lifts:
+            top[sec] = max(float(live.floors[sec]), float(first_floors[sec]))
+            bottom[sec] = self.lowest_beside(sec, live.floors)
+        walks = [self.build(f, live.ceilings, keys, movers=others, avoid=avoid) for f in (top, bottom)]
+        after = walks[0].reach(start) | walks[1].reach(start)
+        on_lift = np.flatnonzero(np.isin(self.sector, lifts) & after)
+        for walk in walks:
+            aboard = on_lift[walk.standable[on_lift]]
+            if len(aboard):
+                after |= walk.reach(int(aboard[0]))
+        return after
+
+    def next_to(self, sectors: list[int], reach: np.ndarray) -> bool:
+        """Return True when one of the sectors lies next to reachable ground: only then can moving it open any (a
+        cheap test before a what-if build)."""
+        if not sectors:
+            return False
+        grown = dilate(reach, self.grid.nx, self.grid.ny, 2)  # a door thinner than a cell holds none: those touching
+        return bool(grown[self.touching(sectors)].any())
+
     def touching(self, sectors: list[int]) -> np.ndarray:
         """Return the cells a player centred on would touch one of the sectors from: inside them, or within a
         player's radius of them (Doom carries a player whose box overlaps a rising floor up with it, so a lift

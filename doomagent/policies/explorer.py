@@ -20,6 +20,7 @@ import numpy as np
 
 from doomagent.env import _triggers
 from doomagent.env.actions import Action
+from doomagent.env.geometry import MIN_HEADROOM
 from doomagent.env.observation import WEAPON_AMMO, Hud, LiveMap, Observation
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
@@ -27,8 +28,8 @@ from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._bosses import Bosses
 from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
-from doomagent.policies._interactions import Interaction, interactions, plan_steps
-from doomagent.policies._livegrid import LiveGrid, Walk, dilate, moved
+from doomagent.policies._interactions import Interaction, interactions, key_takes, plan_steps
+from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
 from doomagent.policies._supplies import Supplies
@@ -74,6 +75,7 @@ class Explorer:
     _detour: tuple[Goal, tuple[int, str, int]] | None = None  # the detour walked now
     _fetching: Goal | None = None  # the walk to a supply now
     _weapon_look: int = 0  # the decision from which a weapon close by may break a walk off again
+    _step_rethought: Interaction | None = None  # the plan step that, come within reach, last broke a walk off
     supplies: Supplies = field(init=False)
     boss_walks: Bosses = field(init=False)  # where the bosses the map waits for are seen from
 
@@ -162,8 +164,8 @@ class Explorer:
         hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and rechecked
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
             self._break_off(live, here, obs.hud)
-        elif goal.label in LOOKS and self._built_at == self._decisions and self._exit_in_reach(live, here):
-            self._think(live, here, obs.hud)  # a door the walk left opened behind it: through it before it shuts
+        elif self._built_at == self._decisions and self._came_within_reach(live, here, goal):
+            self._think(live, here, obs.hud)
         return walker.act(obs, live, here, self._decisions)
 
     def _break_off(self, live: LiveMap, here: tuple[float, float], hud: Hud) -> None:
@@ -173,16 +175,38 @@ class Explorer:
             self._detours.insert(0, self._detour[1])  # broken off: walked again once the player has what it lacks
         self._think(live, here, hud)  # (a walk to an interaction cut short is chosen again later)
 
-    def _exit_in_reach(self, live: LiveMap, here: tuple[float, float]) -> bool:
-        """Return True when an exit the player may use is within reach on the walk as it stands now."""
+    def _came_within_reach(self, live: LiveMap, here: tuple[float, float], goal: Goal) -> bool:
+        """Return True when the grid, rebuilt, brings within reach what goes before the walk now on: an exit, on a look
+        (a door the walk left opened behind it, through before it shuts: freedoom1 E2M2's tag 8), or the plan's next
+        step, on a walk chosen for other ground (stairs raised behind it: freedoom1 E1M3's tag 18), once a step."""
+        wanted = [i for i in self.items if i.kind == "exit" and self._open(i, live)] if goal.label in LOOKS else []
+        step = self._next_step(live)
+        aside = goal.label in LOOKS or (goal.what is not None and goal.label != RIDE and goal is not self._fetching)
+        aside = aside and not any(s is goal.what or s is goal.source for s in self.steps)  # nor a step's ride, walk on
+        if step is not None and aside and step is not goal.what and step is not self._step_rethought:
+            wanted.append(step)
         start = self.walker.cell(here)
-        if self._walk is None or start < 0:
-            return False
-        exits = [i for i in self.items if i.kind == "exit" and len(i.cells) and self._open(i, live)]
-        if not exits:
+        if not wanted or self._walk is None or start < 0:
             return False
         reach = self._walk.reach(start)
-        return any(reach[self._crossings(i) if self._crossed(i) else i.cells].any() for i in exits)
+        came = [i for i in wanted if reach[self._done_from(i, live)].any()]
+        if came:
+            self._note(f"{came[0].text} came within reach: choose again")
+        if any(i is step for i in came):
+            self._step_rethought = step
+        return bool(came)
+
+    def _next_step(self, live: LiveMap) -> Interaction | None:
+        """Return the plan's first step not yet set off (a lift's switch, used once, is passed even though it may be
+        used again)."""
+        return next((i for i in self.steps if i.uses == 0 and self._open(i, live)), None)
+
+    def _done_from(self, item: Interaction, live: LiveMap) -> np.ndarray:
+        """Return the cells an interaction can be done from now."""
+        cells = self._crossings(item) if self._crossed(item) else item.cells
+        if item.on_mover >= 0:  # a key on a floor that moves: where it is taken from with that floor as it is now
+            cells = cells[key_takes(live.floors[item.on_mover] - live.floors[self.live_grid.sector[cells]])]
+        return cells
 
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
         """Return True when a weapon the player lacks lies close by (worth breaking off a walk for, once)."""
@@ -222,7 +246,7 @@ class Explorer:
         self._set_off_already(live)
         open_items = [i for i in self.items if self._open(i, live)]
         for item in open_items:
-            item.live_cells = self._crossings(item) if self._crossed(item) else item.cells
+            item.live_cells = self._done_from(item, live)
         if self._detours is None:
             exit_cells = [i.live_cells for i in open_items if i.kind == "exit" and len(i.live_cells)]
             if not self.god and exit_cells:
@@ -255,10 +279,10 @@ class Explorer:
             if arms:
                 self._choose(min(arms, key=lambda a: a[0])[1], "it brings a gun within reach")
                 return
-        # The plan's first step not yet set off (a lift's switch, used once, is passed even though it may be used
-        # again).
-        step = next((i for i in self.steps if i.uses == 0 and self._open(i, live)), None)
+        step = self._next_step(live)
         if step is not None and math.isfinite(near(step.live_cells)):
+            if self._gate(step):
+                self._gain(step, live, reach, start)  # the ground past it, walked to once it is down
             self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
             return
         boss = self.boss_walks.goal(live, reach)
@@ -413,9 +437,12 @@ class Explorer:
             keys = keys | {item.key}
         elif not movers:
             return 0, False, None
-        if not self._touches(item, reach):
+        lg = self.live_grid
+        doors = [d for _line, (d, k) in lg.push_lines.items() if k == item.key] if item.kind == "key" else []
+        if not lg.next_to(doors or list(item.moves), reach):
             return 0, False, None
-        after = self._reach_after(item, live, keys, movers, start)
+        assert self._start is not None
+        after = lg.reach_after(live, keys, movers, start, self._start[0], self.walker.avoid(self._decisions))
         opened = after & ~reach
         item.arms = sum(1 for s in self.supplies.items if s.kind.startswith("weapon") and opened[s.cell])
         # New ground is ground not seen yet, and the interactions not yet done that come within reach: going back to
@@ -444,43 +471,16 @@ class Explorer:
             for i in self.items
             if i.kind == "exit" and (i.key is None or i.key in keys)
         )
+        if self._gate(item):  # a lift that lets a player by only while down: through it at once, each time
+            beyond = opened.copy()
+            beyond[self.live_grid.touching(list(item.moves))] = False  # past it, not at its edge
+            return gain, finishes, np.flatnonzero(beyond) if beyond.any() else None
         # (claimed interactions alone, or a used one's ground, uncounted, are no walk after: it chooses afresh there)
         return gain, finishes, np.flatnonzero(fresh) if gain and fresh.any() and not item.uses else None
 
-    def _reach_after(
-        self, item: Interaction, live: LiveMap, keys: frozenset[str], movers: frozenset[int], start: int
-    ) -> np.ndarray:
-        """Return the cells reachable were the interaction done. A lift stops at two heights only, its top and the
-        lowest floor beside it: the ground reachable with it at either, and from it at either (it is ridden between
-        them); anything else it moves is taken to move out of the way (a door up, a floor to where it is needed)."""
-        lg, avoid = self.live_grid, self.walker.avoid(self._decisions)
-        lifts = [s for s in movers if lg.lifts[s]]
-        if not lifts:
-            return lg.build(live.floors, live.ceilings, keys, movers=movers, avoid=avoid).reach(start)
+    def _gate(self, item: Interaction) -> bool:
+        """Return True for a lift with no room over it at the top (a strip between two floors: freedoom2 MAP20's at
+        (-1728, -172), down for 3 s a press): the way through it is open only while it is down."""
         assert self._start is not None
-        others = movers.difference(lifts)
-        top, bottom = live.floors.copy(), live.floors.copy()
-        for sec in lifts:
-            top[sec] = max(float(live.floors[sec]), float(self._start[0][sec]))
-            bottom[sec] = lg.lowest_beside(sec, live.floors)
-        walks = [lg.build(f, live.ceilings, keys, movers=others, avoid=avoid) for f in (top, bottom)]
-        after = walks[0].reach(start) | walks[1].reach(start)
-        on_lift = np.flatnonzero(np.isin(lg.sector, lifts) & after)
-        for walk in walks:
-            aboard = on_lift[walk.standable[on_lift]]
-            if len(aboard):
-                after |= walk.reach(int(aboard[0]))
-        return after
-
-    def _touches(self, item: Interaction, reach: np.ndarray) -> bool:
-        """Return True when what the interaction moves (or, for a key, a door it opens) lies next to reachable
-        ground: only then can doing it open any (a cheap test before a what-if build)."""
-        lg = self.live_grid
-        if item.kind == "key":
-            sectors = [d for _line, (d, k) in lg.push_lines.items() if k == item.key]
-        else:
-            sectors = list(item.moves)
-        if not sectors:
-            return False
-        grown = dilate(reach, lg.grid.nx, lg.grid.ny, 2)  # a door thinner than a cell holds none: those touching it
-        return bool(grown[lg.touching(sectors)].any())
+        floors, ceilings = self._start
+        return item.effect == "lift" and all(ceilings[s] - floors[s] < MIN_HEADROOM for s in item.moves)

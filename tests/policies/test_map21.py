@@ -50,7 +50,7 @@ def test_a_door_thinner_than_a_cell_lies_next_to_the_ground_before_it(explorer):
     switch = _item(explorer, "switch (tag 16) that opens a door")
     assert switch.moves == (DOOR,)
     # The what-if is asked of it: it was never, and the yellow-key switch past the door stayed out of reach.
-    assert explorer._touches(switch, reach)
+    assert explorer.live_grid.next_to(list(switch.moves), reach)
 
 
 def test_a_block_that_meets_its_ceiling_is_no_lift_to_ride(explorer):
