@@ -71,6 +71,11 @@ TUNED_TRIALS |= {f"E1M{n}": (*TUNED_TRIALS.get(f"E1M{n}", ()), *range(8100, 8105
 # and E2M6 seed 8000 traced in god mode (already among them).
 TUNED_TRIALS["E1M3"] += (*range(8600, 8610), 8700, 8701, 8702)  # 8700-8702 chose to leave that rule out
 TUNED_TRIALS["E1M5"] += tuple(range(8600, 8610))
+# 0.7.13: E1M3 seed 8800 traced on 0.7.11 and 0.7.12 (which found the plan step that comes within reach), seeds
+# 8800-8807 played on 0.7.11, 0.7.12 and a draft; freedoom2 MAP20 and freedoom1 E4M4 and E1M7 seed 8000 traced in
+# god mode (MAP20 newly).
+TUNED_TRIALS["E1M3"] += tuple(range(8800, 8808))
+TUNED_TRIALS["MAP20"] = (8000,)
 
 
 def tuned_on(name: str, seed: int) -> bool:

@@ -60,7 +60,8 @@ class Interaction:
     behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
-    on_mover: int = -1  # a key on a sector that moves: that sector (its cells are those it can be taken from now)
+    on_mover: int = -1  # a key on a sector that moves: that sector
+    mover_cells: np.ndarray | None = field(default=None, repr=False)  # and where it is taken from, its floor anywhere
 
 
 def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
@@ -197,14 +198,18 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
         # A key on a floor that moves is taken from wherever that floor can come to rest beside (freedoom2 MAP20's
         # blue keycard: 1,624 units up on a pillar until a switch lowers it to the floor beside); the explorer keeps
         # those of the cells its floor stands at now.
+        # (The what-if judges it by the cells with its floor as the map begins.)
         sector = g.sector_at(x, y)
-        moves = sector in g.lifts or bool(g.sector_tag[sector])
-        floors = {float(g.sector_floor[sector])} | (set(_beside_floors(g, sector)) if moves else set())
         near = (np.abs(grid.cx - x) <= KEY_REACH) & (np.abs(grid.cy - y) <= KEY_REACH) & (grid.sector >= 0)
-        cells = np.flatnonzero(near & np.any([key_takes(f - grid.floor) for f in floors], axis=0))
-        if len(cells):
+        cells = np.flatnonzero(near & key_takes(float(g.sector_floor[sector]) - grid.floor))
+        moving = None
+        if sector in g.lifts or g.sector_tag[sector]:
+            floors = [float(g.sector_floor[sector]), *_beside_floors(g, sector)]
+            moving = np.flatnonzero(near & np.any([key_takes(f - grid.floor) for f in floors], axis=0))
+        if len(cells) or (moving is not None and len(moving)):
             item = Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}")
-            item.on_mover = sector if moves else -1
+            if moving is not None:
+                item.on_mover, item.mover_cells = sector, moving
             out.append(item)
     return out
 

@@ -75,6 +75,7 @@ class Explorer:
     _detour: tuple[Goal, tuple[int, str, int]] | None = None  # the detour walked now
     _fetching: Goal | None = None  # the walk to a supply now
     _weapon_look: int = 0  # the decision from which a weapon close by may break a walk off again
+    _weapon_rethink: int = 0  # and from which one out of reach may make the walk choose again
     _step_rethought: Interaction | None = None  # the plan step that, come within reach, last broke a walk off
     supplies: Supplies = field(init=False)
     boss_walks: Bosses = field(init=False)  # where the bosses the map waits for are seen from
@@ -204,13 +205,16 @@ class Explorer:
     def _done_from(self, item: Interaction, live: LiveMap) -> np.ndarray:
         """Return the cells an interaction can be done from now."""
         cells = self._crossings(item) if self._crossed(item) else item.cells
-        if item.on_mover >= 0:  # a key on a floor that moves: where it is taken from with that floor as it is now
+        if item.mover_cells is not None:  # a key on a floor that moves: where it is taken from with the floor as it is
+            cells = item.mover_cells
             cells = cells[key_takes(live.floors[item.on_mover] - live.floors[self.live_grid.sector[cells]])]
         return cells
 
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
-        """Return True when a weapon the player lacks lies close by (worth breaking off a walk for, once)."""
-        if self._decisions < self._weapon_look or self._walk is None:
+        """Return True when a weapon the player lacks lies close by: one the walk reaches breaks the walk off for it
+        (at most every WEAPON_LOOK decisions); one out of reach makes the walk choose again (as often), since what
+        brings it within reach may be worth doing now (freedoom1 E1M3 lost 5 of 8 exits without these choices)."""
+        if self._walk is None or self._decisions < min(self._weapon_look, self._weapon_rethink):
             return False
         near = self.supplies.weapons_near(here, hud.weapons, WEAPON_NEAR)
         start = self.walker.cell(here)
@@ -219,9 +223,16 @@ class Explorer:
         from scipy.sparse.csgraph import dijkstra
 
         dist = dijkstra(self._walk.graph, indices=[start], min_only=True)
-        if not any(math.isfinite(float(dist[s.cell])) for s in near):
-            return False  # out of reach for now (on a floor still moving, behind a door): looked at on the next check
-        self._weapon_look = self._decisions + WEAPON_LOOK  # the walk to it
+        if any(math.isfinite(float(dist[s.cell])) for s in near):
+            if self._decisions < self._weapon_look:
+                return False
+            self._weapon_look = self._decisions + WEAPON_LOOK  # the walk to it
+            return True
+        # Out of reach for now (a floor still moving, a door): looked at again on the next check all the same, so a
+        # gun that comes within reach is not left for WEAPON_LOOK decisions (freedoom1 E1M8's pillars lowering).
+        if self._decisions < self._weapon_rethink:
+            return False
+        self._weapon_rethink = self._decisions + WEAPON_LOOK
         return True
 
     def _short(self, hud: Hud) -> bool:
