@@ -76,6 +76,10 @@ TUNED_TRIALS["E1M5"] += tuple(range(8600, 8610))
 # god mode (MAP20 newly).
 TUNED_TRIALS["E1M3"] += tuple(range(8800, 8808))
 TUNED_TRIALS["MAP20"] = (8000,)
+# 0.7.13: E1M3 seeds 8900-8907 and E1M8 seeds 8700-8709 played with three variants of the gun-close-by check to
+# choose among them (E1M3 seed 8900 traced).
+TUNED_TRIALS["E1M3"] += tuple(range(8900, 8908))
+TUNED_TRIALS["E1M8"] += tuple(range(8700, 8710))
 
 
 def tuned_on(name: str, seed: int) -> bool:
