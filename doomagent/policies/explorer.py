@@ -213,7 +213,7 @@ class Explorer:
     def _weapon_near(self, here: tuple[float, float], hud: Hud) -> bool:
         """Return True when a weapon the player lacks lies close by: one the walk reaches breaks the walk off for it
         (at most every WEAPON_LOOK decisions); one out of reach makes the walk choose again (as often), since what
-        brings it within reach may be worth doing now (freedoom1 E1M3 lost 5 of 8 exits without these choices)."""
+        brings it within reach may be worth doing now (freedoom1 E1M3: 1 exit of 8 without these choices, 3 with)."""
         if self._walk is None or self._decisions < min(self._weapon_look, self._weapon_rethink):
             return False
         near = self.supplies.weapons_near(here, hud.weapons, WEAPON_NEAR)
