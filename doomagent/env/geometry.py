@@ -90,6 +90,7 @@ class MapGeometry:
         line = seg_line[first]
         self.subsector_sector = np.where(seg_side[first] == 0, self.line_front[line], self.line_back[line])
         self._subsector_list = self.subsector_sector.tolist()
+        self._neighbours: dict[int, np.ndarray] = {}
 
     @classmethod
     def load(cls, map_name: str = "E1M1", wad: str | Path | None = None) -> MapGeometry:
@@ -106,6 +107,15 @@ class MapGeometry:
         return int(
             min(self.sector_ceiling[a], self.sector_ceiling[b]) - max(self.sector_floor[a], self.sector_floor[b])
         )
+
+    def neighbours(self, sector: int) -> np.ndarray:
+        """Return the sectors across a two-sided line from `sector` (sorted, without itself)."""
+        found = self._neighbours.get(sector)
+        if found is None:
+            f, b = self.line_front, self.line_back
+            both = np.concatenate([b[(f == sector) & (b >= 0)], f[(b == sector) & (f >= 0)]])
+            found = self._neighbours[sector] = np.unique(both[both != sector]).astype(np.int64)
+        return found
 
     @cached_property
     def start(self) -> tuple[float, float, float]:

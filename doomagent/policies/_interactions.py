@@ -18,7 +18,6 @@ import numpy as np
 
 from doomagent.env import _triggers, specials
 from doomagent.env._plan_world import KEY_NAMES, moved_sectors
-from doomagent.env.geometry import MapGeometry
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._use_spot import use_cells
@@ -204,7 +203,7 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
         cells = np.flatnonzero(near & key_takes(float(g.sector_floor[sector]) - grid.floor))
         moving = None
         if sector in g.lifts or g.sector_tag[sector]:
-            floors = [float(g.sector_floor[sector]), *_beside_floors(g, sector)]
+            floors = [float(f) for f in g.sector_floor[[sector, *g.neighbours(sector).tolist()]]]
             moving = np.flatnonzero(near & np.any([key_takes(f - grid.floor) for f in floors], axis=0))
         if len(cells) or (moving is not None and len(moving)):
             item = Interaction("key", "key", (), (x, y), cells, key=colour, text=f"the {KEY_NAMES[ttype]}")
@@ -217,12 +216,6 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
 def key_takes(rise: np.ndarray) -> np.ndarray:
     """Return where a key this far above the floor (per cell) is taken from."""
     return (rise <= 56) & (rise >= -8)
-
-
-def _beside_floors(g: MapGeometry, sector: int) -> list[float]:
-    lines = (g.line_front == sector) | (g.line_back == sector)
-    others = np.concatenate([g.line_front[lines], g.line_back[lines]])
-    return [float(g.sector_floor[s]) for s in set(others.tolist()) - {sector, -1}]
 
 
 def plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interaction]:

@@ -97,12 +97,8 @@ class LiveGrid:
         self.pushable_door = np.zeros(g.n_sectors, dtype=bool)
         self.pushable_door[[d for d, _k in self.push_lines.values()]] = True
         self._entries = {line: _entry_cells(grid, g, line, door) for line, (door, _k) in self.push_lines.items()}
-        front, back = g.line_front.astype(np.int64), g.line_back.astype(np.int64)
-        self._beside: dict[int, np.ndarray] = {}  # sector -> the sectors round it (filled as asked)
-        self._door_sides: dict[int, np.ndarray] = {}  # door sector -> the sectors round it
-        for door in np.flatnonzero(self.pushable_door).tolist():
-            others = np.concatenate([back[(front == door) & (back >= 0)], front[(back == door) & (front >= 0)]])
-            self._door_sides[door] = others[others != door]
+        # door sector -> the sectors round it
+        self._door_sides = {door: g.neighbours(door) for door in np.flatnonzero(self.pushable_door).tolist()}
         self.teleports = _teleports(grid, g)
         self._pairs = _neighbour_pairs(grid.nx, grid.ny)
         self._teleported = [_teleported(grid, g, src, dst) for (src, dst), _step in self._pairs]
@@ -110,12 +106,7 @@ class LiveGrid:
 
     def lowest_beside(self, sector: int, floors: np.ndarray) -> float:
         """Return the lowest floor next to a sector (where a lift goes down to), its own when none is lower."""
-        others = self._beside.get(sector)
-        if others is None:
-            g = self.geometry
-            f, b = g.line_front.astype(np.int64), g.line_back.astype(np.int64)
-            found = np.concatenate([b[(f == sector) & (b >= 0)], f[(b == sector) & (f >= 0)]])
-            others = self._beside[sector] = found[found != sector]
+        others = self.geometry.neighbours(sector)
         return float(min(floors[sector], floors[others].min())) if len(others) else float(floors[sector])
 
     def reach_after(
