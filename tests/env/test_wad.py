@@ -29,6 +29,14 @@ def test_bsp_lookup_matches_its_vectorised_form(e1m1):
     assert e1m1.sectors_at(xs, ys).tolist() == [e1m1.sector_at(x, y) for x, y in zip(xs, ys)]
 
 
+def test_neighbours_are_the_sectors_across_two_sided_lines(e1m1):
+    for sector in (0, 67, 140):
+        lines = (e1m1.line_front == sector) | (e1m1.line_back == sector)
+        others = set(e1m1.line_front[lines].tolist()) | set(e1m1.line_back[lines].tolist())
+        assert e1m1.neighbours(sector).tolist() == sorted(others - {sector, -1})
+    assert e1m1.neighbours(67).tolist() == [66]  # the exit room opens onto one sector only
+
+
 def test_lookup_accepts_numpy_integers(e1m1):
     start = e1m1.things[e1m1.things["type"] == 1][0]
     assert e1m1.sector_at(start["x"], start["y"]) == 140
