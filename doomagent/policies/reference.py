@@ -179,7 +179,8 @@ class ReferenceNavigator:
 
     def _weapon_switch(self, obs: Observation) -> Action | None:
         """Return the switch to the best weapon the player has ammo for, or None when it holds it: the rocket
-        launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter)."""
+        launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter; taking no
+        damage, at any distance: two barons hemming the player in are fought three times as fast)."""
         hud = obs.hud
         enemies = [o for o in obs.objects if o.is_enemy]
         nearest = min((o.distance for o in enemies), default=math.inf)
@@ -187,7 +188,7 @@ class ReferenceNavigator:
             tough = any(o.name in TOUGH for o in enemies)
             if hud.weapon == 5 and (tough or not enemies) and nearest > ROCKET_KEEP and not self.god:
                 return None  # kept while the monster steps out of view or in a little: each switch costs a shot
-            if tough and nearest > ROCKET_SAFE:
+            if tough and (nearest > ROCKET_SAFE or self.god):  # taking no damage, its own blast is nothing to fear
                 return None if hud.weapon == 5 else Action.WEAPON_5
         best = next((s for s, ammo in WEAPON_AMMO.items() if s in hud.weapons and hud.ammo.get(ammo, 0) > 0), None)
         return None if best is None or hud.weapon == best else Action(str(best))

@@ -75,6 +75,11 @@ def test_the_rocket_launcher_is_kept_while_a_tough_monster_steps_out_of_view_or_
     god = ReferenceNavigator.for_map(e1m1_rooms, god=True)
     assert god._weapon_switch(_seen(ROCKETS, _monster("BaronOfHell", 300.0))) is None
     assert god._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 300.0))) == Action.WEAPON_5
+    # And close by too: its blast costs nothing (freedoom1 E3M6, seed 8000: two barons clawing at the player for 1,000
+    # frames while the shotgun took them on, till the engine's stuck rule ended the trial).
+    assert god._weapon_switch(_seen(ROCKETS, _monster("BaronOfHell", 60.0))) is None
+    assert god._weapon_switch(_seen(shotgun, _monster("BaronOfHell", 60.0))) == Action.WEAPON_5
+    assert god._weapon_switch(_seen(ROCKETS, _monster("DoomImp", 60.0))) == Action.WEAPON_3  # still not on imps
 
 
 def test_a_rocket_is_not_fired_past_a_wall_beside_the_line_of_fire():
