@@ -86,7 +86,17 @@ class RoomMap:
         between floor and ceiling (Doom's use passes over a sill and under a lintel; doors and lifts count open, a door
         that opens only a crack too: freedoom1 E2M1's switches behind its yellow-key doors, 28 units open)."""
         g = self.geometry
-        movers = g.door_targets | g.lifts
+        return self._use_walls(g.door_targets | g.lifts)
+
+    @cached_property
+    def use_walls_moved(self) -> np.ndarray:
+        """Return the use walls with every tagged sector counted open too (a floor some switch or trigger moves out
+        of the way: see clear_use)."""
+        g = self.geometry
+        return self._use_walls(g.door_targets | g.lifts | frozenset(np.flatnonzero(g.sector_tag).tolist()))
+
+    def _use_walls(self, movers: frozenset[int]) -> np.ndarray:
+        g = self.geometry
         f, b = g.line_front, g.line_back
         ff, bb = np.maximum(f, 0), np.maximum(b, 0)
         opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb]) - np.maximum(
@@ -96,9 +106,10 @@ class RoomMap:
         keep = np.flatnonzero((f < 0) | (b < 0) | ((opening <= 0) & ~moving))
         return np.hstack([g.vertices[g.line_v[keep, 0]], g.vertices[g.line_v[keep, 1]]]).reshape(-1, 4)
 
-    def clear_use(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
-        """Return True when a use from a reaches b: no line with no opening lies between them (see use_walls)."""
-        return not crossed(a, b, self.use_walls)[0].any()
+    def clear_use(self, a: tuple[float, float], b: tuple[float, float], *, moved: bool = False) -> bool:
+        """Return True when a use from a reaches b: no line with no opening lies between them (see use_walls; `moved`:
+        with the tagged sectors out of the way, see use_walls_moved)."""
+        return not crossed(a, b, self.use_walls_moved if moved else self.use_walls)[0].any()
 
     @cached_property
     def one_way(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -140,6 +140,8 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
     grid = room_map.navgrid
     if trigger == "switch":
         item.cells = np.unique(np.concatenate([use_cells(room_map, line) for line in item.lines]))
+        if not len(item.cells):  # used from nowhere as the map begins: from where a floor moved out of the way
+            item.cells = np.unique(np.concatenate([use_cells(room_map, line, moved=True) for line in item.lines]))
         return
     if trigger == "walk":
         front, back = [], []

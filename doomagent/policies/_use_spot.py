@@ -24,9 +24,9 @@ def nearest_on_line(room_map: RoomMap, line: int, x: float, y: float, *, inset: 
     return float(ax + t * dx), float(ay + t * dy)
 
 
-def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE_REACH) -> bool:
+def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE_REACH, *, moved: bool = False) -> bool:
     """Return True when a player at (x, y) can use `line`: on its front side (a switch used from behind does
-    nothing), within reach, and no wall in between."""
+    nothing), within reach, and no wall in between (`moved`: none once the tagged sectors have moved out of the way)."""
     if not on_front(room_map, line, x, y):
         return False
     px, py = nearest_on_line(room_map, line, x, y)
@@ -38,11 +38,13 @@ def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE
     # Aim a unit short of the line: the line itself is a wall the check would otherwise stop at. A use reaches
     # over a sill and under a lintel (freedoom1 E1M2's switch 1854, in an alcove 22 units up and 32 tall).
     tip = (px + (x - px) / d, py + (y - py) / d)
-    return room_map.clear_use((x, y), tip)
+    return room_map.clear_use((x, y), tip, moved=moved)
 
 
-def use_cells(room_map: RoomMap, line: int) -> np.ndarray:
-    """Return the walkable cells a player can use `line` from (empty when none)."""
+def use_cells(room_map: RoomMap, line: int, *, moved: bool = False) -> np.ndarray:
+    """Return the walkable cells a player can use `line` from (empty when none); `moved`: the cells of any sector it
+    could be used from once the tagged sectors round it have moved (a switch in an alcove that opens onto a floor a
+    switch elsewhere lowers: freedoom1 E4M1's tag-16 switch; the live grid tells when they can be stood on)."""
     grid = room_map.navgrid
     g = room_map.geometry
     (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
@@ -51,9 +53,9 @@ def use_cells(room_map: RoomMap, line: int) -> np.ndarray:
         & (grid.cx <= max(ax, bx) + USE_REACH)
         & (grid.cy >= min(ay, by) - USE_REACH)
         & (grid.cy <= max(ay, by) + USE_REACH)
-        & grid.walkable
+        & ((grid.sector >= 0) if moved else grid.walkable)
     )
-    cells = [int(c) for c in np.flatnonzero(box) if reaches(room_map, line, *grid.centre(int(c)))]
+    cells = [int(c) for c in np.flatnonzero(box) if reaches(room_map, line, *grid.centre(int(c)), moved=moved)]
     return np.array(cells, dtype=np.int64)
 
 
