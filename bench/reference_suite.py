@@ -80,6 +80,10 @@ TUNED_TRIALS["MAP20"] = (8000,)
 # choose among them (E1M3 seed 8900 traced).
 TUNED_TRIALS["E1M3"] += tuple(range(8900, 8908))
 TUNED_TRIALS["E1M8"] += tuple(range(8700, 8710))
+# 0.7.14: freedoom2 MAP18 and freedoom1 E4M5 seed 8000 traced in god mode (E3M6, E4M1 and MAP20 again); E1M3 seeds
+# 9000-9003 played on 0.7.11 and on two variants of this release, looking for the rest of E1M3's gap (nothing chosen).
+TUNED_TRIALS |= {"MAP18": (8000,), "E4M5": (8000,)}
+TUNED_TRIALS["E1M3"] += tuple(range(9000, 9004))
 
 
 def tuned_on(name: str, seed: int) -> bool:
