@@ -180,7 +180,7 @@ class ReferenceNavigator:
     def _weapon_switch(self, obs: Observation) -> Action | None:
         """Return the switch to the best weapon the player has ammo for, or None when it holds it: the rocket
         launcher only against a tough monster with nothing within ROCKET_SAFE (its blast hurts the shooter; taking no
-        damage, at any distance: two barons hemming the player in are fought three times as fast)."""
+        damage, at any distance: freedoom1 E3M6's barons clawing at the player outlasted the shotgun)."""
         hud = obs.hud
         enemies = [o for o in obs.objects if o.is_enemy]
         nearest = min((o.distance for o in enemies), default=math.inf)
