@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from doomagent.policies._livegrid import Walk
+from doomagent.policies._livegrid import LiveGrid, Walk
 
 UNSEEN_BEYOND = 160.0  # map units: unseen ground nearer than this is not worth a walk of its own
 SEEN_WALK = 320.0  # map units along the grid from the player within which ground counts as seen
@@ -31,6 +31,18 @@ class Seen:
 
         if walk is not None and start >= 0:
             self.cells |= np.isfinite(dijkstra(walk.lengths, indices=[start], limit=SEEN_WALK, min_only=True))
+
+    def give_up(self, walk: Walk | None, cells: np.ndarray, grid: LiveGrid) -> tuple[int, int]:
+        """Count the ground within SEEN_WALK of `cells` as seen: a walk to look at it ran out of time (something the
+        grid does not show bars the way: freedoom1 E2M4 walked to the same ground for 11,000 frames). Return where
+        it is (the first cell's centre)."""
+        from scipy.sparse.csgraph import dijkstra
+
+        self.cells[cells] = True
+        if walk is not None and len(cells):
+            self.cells |= np.isfinite(dijkstra(walk.lengths, indices=cells, limit=SEEN_WALK, min_only=True))
+        x, y = grid.grid.centre(int(cells[0]))
+        return round(x), round(y)
 
     def nearest_unseen(self, reach: np.ndarray, dist: np.ndarray) -> np.ndarray | None:
         """Return the nearest reachable cell not walked near yet (`dist`: along the grid; not right here), or None."""

@@ -42,7 +42,8 @@ GOAL_CAP = 1200  # decisions spent on one walk to an interaction before it count
 LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before choosing afresh
 WEAPON_NEAR, WEAPON_LOOK = 900.0, 300  # a weapon the player lacks this near breaks a walk off, at most this often
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
-LOOKS = frozenset({OPENED, "ground not seen yet", "somewhere far"})  # walks that no interaction is the end of
+UNSEEN = "ground not seen yet"
+LOOKS = frozenset({OPENED, UNSEEN, "somewhere far"})  # walks that no interaction is the end of
 WhatIf = tuple[int, bool, np.ndarray | None, int, tuple[Interaction, ...], int]  # one interaction's what-if, kept
 BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
 
@@ -161,6 +162,8 @@ class Explorer:
         expired = goal is not None and goal.decisions > (GOAL_CAP if goal.what is not None else LOOK_CAP)
         if expired and goal is not None and goal.what is not None:
             walker.fail(goal.what, f"not done in {GOAL_CAP} decisions")
+        elif expired and goal is not None and goal.label == UNSEEN:  # not got to: the ground round it counts as seen
+            self._note(f"gave up on the ground round {self._seen.give_up(self._walk, goal.cells, self.live_grid)}")
         rechecked = goal is not None and goal is not self._fetching and goal.label != RIDE  # a ride costs a trip back
         hurt = not self.god and self._decisions % RECHECK_EVERY == 0 and rechecked
         if goal is None or expired or (hurt and (self._short(obs.hud) or self._weapon_near(here, obs.hud))):
@@ -337,7 +340,7 @@ class Explorer:
             return
         look = self._seen.nearest_unseen(reach, dist)
         if look is not None:
-            self.walker.start(Goal(None, look, "ground not seen yet"))
+            self.walker.start(Goal(None, look, UNSEEN))
             self._note("look at ground not seen yet")
             return
         self._wander(reach, dist, [s[3] for s in scored if s[3].effect == "lift" and s[3].uses])
