@@ -269,17 +269,3 @@ def test_an_exit_that_comes_within_reach_during_a_look_is_walked_to_before_the_d
     explorer.act(seen(LiveMap(floors, opened, keys, ())))
     goal = explorer.walker.goal
     assert goal is not None and goal.what is not None and goal.what.kind == "exit", explorer.log[-2:]
-
-
-@pytest.mark.engine
-def test_a_key_close_by_goes_before_a_supply_and_no_step_back_slides_into_a_pit():
-    # freedoom2 MAP32 (god mode, seed 8000): the red skull key rides the tag-11 lift. Off the lift at its top, the
-    # walk fetched the shells beside it instead, and the key was never in reach again; at the start, a step back from
-    # an imp, taken while the player still slid from a sidestep, carried it into the nukage pit south of the
-    # chaingun (sector 38), which it never left.
-    nav, _info = _play("freedoom2.wad", "MAP32", frames=7400, seed=8000)
-    log = nav.explorer.log
-    picked = next(i for i, line in enumerate(log) if "picked up the red skull key" in line)
-    assert "go for the red skull key: a key close by" in log[picked - 1]
-    assert not any("fetch" in line for line in log[picked - 3 : picked])
-    assert nav.explorer.walker._sector != 38  # not in the pit (it never left it once in)
