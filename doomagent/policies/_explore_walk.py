@@ -32,11 +32,10 @@ from doomagent.policies._steer import (
     turn_toward,
     walk_tolerance,
 )
-from doomagent.policies._use_spot import across, lift_edge, nearest_on_line, on_front, reaches, spans
+from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches, spans
 
 Point = tuple[float, float]
 STALLS = 4  # stalls on one walk before the cell ahead is kept off
-NO_NEARER, NEARER = 300, 32.0  # decisions a walk may go without coming this much nearer before it is given up
 KEEP_OFF = 900  # decisions a cell stalled short of is kept off
 LOOK_AHEAD = 20  # cells along the way the walk may head for directly
 PRESS_WAIT = 24  # decisions after a press to see its sectors move
@@ -78,7 +77,6 @@ class Goal:
     then: np.ndarray | None = None  # a ride: the ground to walk into after it
     ride_field: tuple[np.ndarray, np.ndarray] | None = None  # a ride up: the walk to it as though it were down
     source: Interaction | None = None  # a ride or a walk into opened ground: the interaction that opened it
-    best: tuple[float, int] = (math.inf, 0)  # the nearest the walk has come (along the grid), and when
     serial: int = field(default_factory=lambda: next(_SERIALS))  # goals told apart: an id() is reused once freed
 
 
@@ -290,13 +288,6 @@ class Walker:
             else:
                 self.goal = None
             return Action.WAIT
-        if to_go < goal.best[0] - NEARER:
-            goal.best = (to_go, goal.decisions)
-        elif goal.decisions - goal.best[1] > NO_NEARER and goal.label != RIDE:  # round in circles (freedoom1 E1M7)
-            if goal.what is not None:
-                self.fail(goal.what, f"no nearer in {NO_NEARER} decisions")
-            self.goal = None
-            return Action.WAIT
         unstick = self._watch.stalled(to_go, (goal.serial, walk.version))
         if unstick:
             goal.stalls += 1
@@ -398,7 +389,7 @@ class Walker:
                 ridden = self._ridden(goal, live)
                 if not ridden and self._sector not in goal.lifts and goal.stepped < STEP_IN:
                     goal.stepped += 1  # beside it: step into its edge (a wall past a strip stops the step)
-                    return step_toward(obs, lift_edge(self.room_map, goal.lifts, here))
+                    return step_toward(obs, self._lift_edge(goal, here))
                 # A lift whose rise a monster blocked goes back down with the player and rises again after its wait.
                 stirred = self._decisions - int(self._moved_at[list(goal.lifts)].max()) < LIFT_PAUSE
                 again = self._sector in goal.lifts and stirred
@@ -474,6 +465,13 @@ class Walker:
         if self._decisions - int(self._moved_at[lifts].max()) <= 4:  # still on its way
             return False
         return floor >= top - 1 if goal.below else floor < top - MAX_STEP
+
+    def _lift_edge(self, goal: Goal, here: Point) -> Point:
+        """Return the point of the ride's lift nearest to the player."""
+        g = self.room_map.geometry
+        lines = np.flatnonzero(np.isin(g.line_front, goal.lifts) | np.isin(g.line_back, goal.lifts))
+        points = [nearest_on_line(self.room_map, int(line), *here) for line in lines]
+        return min(points, key=lambda p: math.dist(p, here), default=here)
 
     def _walked(self, item: Interaction) -> bool:
         return any(is_walked_exit(int(self.room_map.geometry.line_special[line])) for line in item.lines)

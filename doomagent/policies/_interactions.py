@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -21,9 +21,6 @@ from doomagent.env._plan_world import KEY_NAMES, moved_sectors
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.policies._use_spot import use_cells
-
-if TYPE_CHECKING:
-    from doomagent.policies._livegrid import Walk
 
 Kind = Literal["switch", "walk", "shoot", "key", "exit"]
 CROSS_DEPTH = 24.0  # cells this close to a walk-over line (on either side) are where it is crossed from
@@ -216,18 +213,6 @@ def _keys(room_map: RoomMap, skill: int) -> list[Interaction]:
                 item.on_mover, item.mover_cells = sector, moving
             out.append(item)
     return out
-
-
-def crossings(walk: Walk, item: Interaction) -> np.ndarray:
-    """Return the cells a line walked over is crossed from on this walk: beside it, with a step over it to a cell on
-    its other side (a trigger on the edge of a ledge is crossed from the top only)."""
-    front, back = item.sides
-    out = []
-    for a, b in ((front, back), (back, front)):
-        if len(a) and len(b):
-            steps = walk.graph[a][:, b]
-            out.append(a[np.diff(steps.indptr) > 0])
-    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
 
 
 def key_takes(rise: np.ndarray) -> np.ndarray:

@@ -105,11 +105,3 @@ def spans(room_map: RoomMap, line: int, a: tuple[float, float], b: tuple[float, 
     t = ((a[0] + s * dx - ax) * ex + (a[1] + s * dy - ay) * ey) / max(length * length, 1e-9)
     slack = RADIUS / max(length, 1e-9)
     return -slack <= t <= 1.0 + slack
-
-
-def lift_edge(room_map: RoomMap, lifts: tuple[int, ...], here: tuple[float, float]) -> tuple[float, float]:
-    """Return the point of the lifts' sectors' edges nearest to `here`."""
-    g = room_map.geometry
-    lines = np.flatnonzero(np.isin(g.line_front, lifts) | np.isin(g.line_back, lifts))
-    points = [nearest_on_line(room_map, int(line), *here) for line in lines]
-    return min(points, key=lambda p: math.dist(p, here), default=here)

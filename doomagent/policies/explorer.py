@@ -28,7 +28,7 @@ from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._bosses import Bosses
 from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
-from doomagent.policies._interactions import Interaction, crossings, interactions, key_takes, plan_steps
+from doomagent.policies._interactions import Interaction, interactions, key_takes, plan_steps
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
@@ -40,7 +40,6 @@ ITEM_GAIN = 60  # cells an interaction not yet done that comes within reach coun
 TRIES = 2  # failures before an interaction is left alone (until everything else has been tried)
 GOAL_CAP = 1200  # decisions spent on one walk to an interaction before it counts as failed
 LOOK_CAP = 400  # decisions spent on a walk to unseen ground or to a boss before choosing afresh
-KEY_NEAR = 256.0  # map units along the grid within which a key goes before a supply
 WEAPON_NEAR, WEAPON_LOOK = 900.0, 300  # a weapon the player lacks this near breaks a walk off, at most this often
 RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player has run short of health or ammo
 UNSEEN = "ground not seen yet"
@@ -208,8 +207,7 @@ class Explorer:
 
     def _done_from(self, item: Interaction, live: LiveMap) -> np.ndarray:
         """Return the cells an interaction can be done from now."""
-        assert self._walk is not None
-        cells = crossings(self._walk, item) if self._crossed(item) else item.cells
+        cells = self._crossings(item) if self._crossed(item) else item.cells
         if item.mover_cells is not None:  # a key on a floor that moves: where it is taken from with the floor as it is
             cells = item.mover_cells
             cells = cells[key_takes(live.floors[item.on_mover] - live.floors[self.live_grid.sector[cells]])]
@@ -279,12 +277,6 @@ class Explorer:
             self._detour = (detour, (cell, label, slot))
             self.walker.start(detour)
             self._note(f"detour for {label}")
-            return
-        # A key close by before a supply: one on a lift is in reach only while the lift is (freedoom2 MAP32's red skull
-        # key, left on its lift for the shells beside it, was never in reach again).
-        keys = [(near(i.live_cells), i) for i in open_items if i.kind == "key" and near(i.live_cells) <= KEY_NEAR]
-        if keys:
-            self._choose(min(keys, key=lambda k: k[0])[1], "a key close by")
             return
         if self._fetch(hud, dist):  # a supply short of, or one worth a short detour, first: it keeps it alive
             return
@@ -413,6 +405,19 @@ class Explorer:
         """Return True for an interaction done by walking over its line (a trigger, a walked exit)."""
         g = self.room_map.geometry
         return item.kind == "walk" or (item.kind == "exit" and is_walked_exit(int(g.line_special[item.lines[0]])))
+
+    def _crossings(self, item: Interaction) -> np.ndarray:
+        """Return the cells a line walked over is crossed from now: beside it, with a step over it to a cell on its
+        other side (a trigger on the edge of a ledge is crossed from the top only)."""
+        walk = self._walk
+        assert walk is not None
+        front, back = item.sides
+        out = []
+        for a, b in ((front, back), (back, front)):
+            if len(a) and len(b):
+                steps = walk.graph[a][:, b]
+                out.append(a[np.diff(steps.indptr) > 0])
+        return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
 
     def _set_off_already(self, live: LiveMap) -> None:
         """Mark done the one-shot interactions whose sectors have moved since the map began (a trigger line crossed

@@ -59,7 +59,6 @@ TARGET_DECISIONS = 150
 TOUGH = {"Cacodemon": 400, "HellKnight": 500, "BaronOfHell": 1000, "Arachnotron": 500, "Fatso": 600}
 TOUGH |= {"PainElemental": 400, "Revenant": 300, "Archvile": 700, "Cyberdemon": 4000, "SpiderMastermind": 3000}
 SIDESTEP = 48.0  # map units a sidestep or a step back may take the player
-SLIDE = 9.7  # tics of the player's speed it slides on once the keys are let go (friction keeps 0.906 of it a tic)
 _SIDE = {Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a sidestep's direction off the view, degrees
 WEAK_NEAR = 256.0  # map units within which a tough monster is fought even with the pistol alone
 IGNORE_FOR = 300  # decisions a monster left be is not shot at again (then tried from wherever the walk is)
@@ -107,8 +106,6 @@ class ReferenceNavigator:
     _threats: Threats | None = None  # what can see the player
     _hurt_at: int = -1_000  # the decision health last fell on
     _cover: Cover | None = None  # the trail, and a retreat to cover
-    _slide: tuple[float, float] = (0.0, 0.0)  # how far the player would slide on, were the keys let go now
-    _was: tuple[float, float, int] | None = None  # where the player stood last decision, and the frame
 
     @classmethod
     def for_map(
@@ -129,11 +126,10 @@ class ReferenceNavigator:
 
     def _safe(self, obs: Observation, turn: float) -> bool:
         """Return True when a step `turn` degrees off the view (90: to the left) keeps to safe floor: no wall,
-        no drop the route does not take, no hurting floor (a sidestep off a bridge is a fall into the pit), counting
-        the slide the player is already on (a step back after a sidestep slid freedoom2 MAP32's into a pit)."""
+        no drop the route does not take, no hurting floor (a sidestep off a bridge is a fall into the pit)."""
         x, y, _ = obs.position
         heading = math.radians(obs.angle + turn)
-        to = (x + SIDESTEP * math.cos(heading) + self._slide[0], y + SIDESTEP * math.sin(heading) + self._slide[1])
+        to = (x + SIDESTEP * math.cos(heading), y + SIDESTEP * math.sin(heading))
         grid = self.explorer.room_map.navgrid
         if grid.is_hazard(*to) and not grid.is_hazard(x, y):
             return False
@@ -281,11 +277,6 @@ class ReferenceNavigator:
 
     def act(self, obs: Observation) -> Action:
         """Return the next action: switch weapon, fight, pick up health, search, or walk the route."""
-        x, y, _ = obs.position
-        if self._was is not None and obs.frame > self._was[2]:
-            tics = obs.frame - self._was[2]
-            self._slide = ((x - self._was[0]) / tics * SLIDE, (y - self._was[1]) / tics * SLIDE)
-        self._was = (x, y, obs.frame)
         hurt = obs.hud.health < self._health
         self._health = obs.hud.health
         if hurt:

@@ -188,18 +188,3 @@ def test_a_monster_left_be_as_out_of_reach_is_fought_again_once_it_comes_close(e
     # Left be, it walked up to the player (freedoom1 E1M1: clawed to death while the walk went round it).
     nav._shots = 10
     assert nav.act(_seen(_monster("DoomImp", 100.0, 0.0, ident=13), running=False)) == Action.FIRE
-
-
-def test_a_step_back_counts_the_slide_the_player_is_already_on(e1m1_rooms):
-    # freedoom2 MAP32: a step back taken while the player still slid from a sidestep carried it over the edge of a
-    # pit it never left. In E1M1's start room, facing east, the west wall stands 70 units behind.
-    nav = _navigator(e1m1_rooms)
-    demon = _monster("Demon", 120.0, 0.0)
-    standing = _seen(demon, running=False)  # (-416, 256)
-    assert nav._safe(standing, 180.0)
-    nav.act(dataclasses.replace(standing, position=(-400.0, 256.0, 0.0), frame=0))
-    sliding = dataclasses.replace(standing, frame=2)  # 16 units west in 2 tics: it slides on about 77 more
-    nav.act(sliding)
-    assert nav._slide[0] < -70 and abs(nav._slide[1]) < 1
-    assert not nav._safe(sliding, 180.0)  # 48 back and the slide: past the wall
-    assert nav._safe(sliding, 0.0)  # a step forward is slowed by the slide, and stays in the room
