@@ -16,13 +16,12 @@ from typing import Any
 
 from doomagent.env.geometry import MapGeometry
 
-PLANNER_VERSION = 8  # bump when plans change for the same map (2: a door opens from the side it is pushed from;
+PLANNER_VERSION = 7  # bump when plans change for the same map (2: a door opens from the side it is pushed from;
 # 3: a walk-over trigger is set off from the sides it can be crossed from in the state, _World.sites; closed doors
 # bar the openings they fill, _plan_gates; 4: a sector in pieces is planned as one sector per piece, _sector_parts;
 # 5: a switch is used through openings only, never through a shut door nor from behind its own line, _World._sites;
 # 6: a door that never opens a player's height, under a low ceiling beside it, is no door, MapGeometry.doors;
-# 7: in a plan that may climb any step, a floor a known special moves is climbed only once it is set off;
-# 8: such a plan counts each climb as a long walk, so a way round or a teleporter goes first; climbs lists no drops)
+# 7: in a plan that may climb any step, a floor a known special moves is climbed only once it is set off)
 
 
 def cache_folder() -> Path | None:

@@ -20,8 +20,6 @@ from doomagent.env._plan_gates import segment_distance as _segment_distance
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, ML_BLOCKING, MapGeometry
 from doomagent.env.specials import Key
 
-CLIMB_COST = 4096.0  # map units a plan that may climb any step counts for each such climb (see _World.walk)
-
 PICKUP_HEIGHT = 56  # a thing this far above the player's feet is still touched (P_TouchSpecialThing)
 PICKUP_REACH = 36  # player radius 16 + a key's radius 20
 FROM = "from:"  # an opener's token naming the sector a door is pushed from (not a token a state gains)
@@ -63,7 +61,6 @@ class _World:
     secret_exits: list[_Action] = field(default_factory=list)
     needed: set[str] = field(default_factory=set)  # tokens something needs (keys worth fetching)
     gates: dict[int, _plan_gates.Gate] = field(default_factory=dict)  # opening -> its barred rows, see _plan_gates
-    climbs: set[tuple[int, int]] = field(default_factory=set)  # (from, to) crossed only as any step may be climbed
 
     def __post_init__(self) -> None:
         g = self.g
@@ -78,11 +75,8 @@ class _World:
                 self.adjacent.setdefault(f, []).append((line, b))
                 self.adjacent.setdefault(b, []).append((line, f))
             if f >= 0 and b >= 0 and f != b and not g.line_flags[line] & ML_BLOCKING:
-                for src, dst in ((f, b), (b, f)):
-                    ok = self._static_ok(src, dst)
-                    self.portals.setdefault(src, []).append((line, dst, ok))
-                    if ok and not self.strict and not self._static_ok(src, dst, strict=True):
-                        self.climbs.add((src, dst))
+                self.portals.setdefault(f, []).append((line, b, self._static_ok(f, b)))
+                self.portals.setdefault(b, []).append((line, f, self._static_ok(b, f)))
             mids[line] = g.line_midpoint(line)
         dests = self._destinations(tagged)
         for line, special in enumerate(g.line_special.tolist()):
@@ -372,8 +366,8 @@ class _World:
                     continue
                 if isinstance(nxt, tuple) and nxt[0] == "T":
                     cost = math.dist(here, g.line_midpoint(nxt[1]))  # walk to the teleporter; arriving is free
-                else:  # a climb no special shows costs as much as a long walk: a way round, a teleporter, goes first
-                    cost = math.dist(here, p) + (CLIMB_COST if (s, o) in self.climbs else 0.0)
+                else:
+                    cost = math.dist(here, p)
                 nd = d + cost
                 if nd < best.get(nxt, math.inf):
                     best[nxt] = nd

@@ -24,7 +24,7 @@ import numpy as np
 
 from doomagent.env import _sector_parts, _triggers
 from doomagent.env._plan_types import Leg, Objective, ProgressionPlan, plan_data, plan_from_data
-from doomagent.env._plan_world import CLIMB_COST, MAX_STEP, _Action, _Walk, _World
+from doomagent.env._plan_world import MAX_STEP, _Action, _Walk, _World
 from doomagent.env.geometry import MapGeometry
 from doomagent.errors import NoPlanError
 
@@ -219,9 +219,6 @@ class Planner:
             if site is None or node is None:  # _feasible said yes; the walk must agree
                 raise NoPlanError(f"internal: {act.text} not reachable when building the route")
             leg = _leg(walk, node, act.where, site, d)
-            sides = [{int(self.g.line_front[line]), int(self.g.line_back[line])} for line in leg.lines]
-            climbs = sum((a, b) in w.climbs and {a, b} == two for a, b, two in zip(leg.sectors, leg.sectors[1:], sides))
-            leg = dataclasses.replace(leg, length=d - CLIMB_COST * climbs)  # the walk's length, not what it counted
             passages = self._passages(leg)
             objectives.extend(o for _i, o in passages)
             legs.extend(self._split(leg, passages))
@@ -353,10 +350,10 @@ def _in_wad_sectors(plan: ProgressionPlan, real: np.ndarray) -> ProgressionPlan:
 
 
 def _climbs(g: MapGeometry, leg: Leg) -> list[int]:
-    """Return the lines of a leg crossed upward by more than a player can step (a drop is no climb)."""
+    """Return the lines of a leg crossed upward by more than a player can step."""
     out = []
-    for a, b, line in zip(leg.sectors, leg.sectors[1:], leg.lines):
-        sides = {int(g.line_front[line]), int(g.line_back[line])}
-        if sides == {a, b} and int(g.sector_floor[b]) - int(g.sector_floor[a]) > MAX_STEP:
+    for line in leg.lines:
+        f, b = int(g.line_front[line]), int(g.line_back[line])
+        if f >= 0 and b >= 0 and abs(int(g.sector_floor[f]) - int(g.sector_floor[b])) > MAX_STEP:
             out.append(line)
     return out
