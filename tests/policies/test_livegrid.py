@@ -145,3 +145,28 @@ def test_stairs_narrower_than_a_cell_are_climbed_step_by_step():
     assert math.isfinite(_distance(grid, walk, room, pit))  # (down is a drop)
     # The same rise without the middle step is a wall: sector 33 raised to the top of the stairs.
     assert math.isinf(_distance(grid, _walk(grid, step=(33, -16.0, 192.0)), pit, room))
+
+
+@pytest.mark.slow
+def test_ground_given_up_counts_as_seen_round_it_and_no_farther(e1m2):
+    # A walk to look at unseen ground that runs out of time gives up the ground within SEEN_WALK of it along the
+    # grid (freedoom1 E2M4 walked to one corner from frame 8,644 to the cap): the next look goes elsewhere.
+    from scipy.sparse.csgraph import dijkstra
+
+    from doomagent.policies._seen import SEEN_WALK, UNSEEN_BEYOND, Seen
+
+    _rooms, grid = e1m2
+    walk = _walk(grid)
+    start = grid.grid.cell_of(*grid.geometry.start[:2])
+    reach = walk.reach(start)
+    dist = dijkstra(walk.graph, indices=[start], min_only=True)
+    seen = Seen.of(grid.n)
+    target = seen.nearest_unseen(reach, dist)
+    assert target is not None and dist[target[0]] > UNSEEN_BEYOND
+    where = seen.give_up(walk, target, grid)
+    assert math.dist(where, grid.grid.centre(int(target[0]))) < 1
+    near = np.isfinite(dijkstra(walk.lengths, indices=target, limit=SEEN_WALK, min_only=True))
+    assert seen.cells[near].all() and near.sum() > 1
+    assert seen.cells.sum() == near.sum()  # nothing beyond it
+    after = seen.nearest_unseen(reach, dist)
+    assert after is not None and not near[after[0]]
