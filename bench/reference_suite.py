@@ -84,6 +84,9 @@ TUNED_TRIALS["E1M8"] += tuple(range(8700, 8710))
 # 9000-9003 played on 0.7.11 and on two variants of this release, looking for the rest of E1M3's gap (nothing chosen).
 TUNED_TRIALS |= {"MAP18": (8000,), "E4M5": (8000,)}
 TUNED_TRIALS["E1M3"] += tuple(range(9000, 9004))
+# 0.7.15: seed 8000 traced in god mode on freedoom1 E2M4, E3M4, E3M8, E4M7, E4M9 and freedoom2 MAP32 (E1M7, E1M9 and
+# E4M1 again), while trying changes that were measured and left out (see CHANGELOG).
+TUNED_TRIALS |= dict.fromkeys(("E2M4", "E3M4", "E3M8", "E4M7", "E4M9", "MAP32"), (8000,))
 
 
 def tuned_on(name: str, seed: int) -> bool:
