@@ -20,7 +20,7 @@ from doomagent.env import _triggers, specials
 from doomagent.env._plan_world import KEY_NAMES, moved_sectors
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.policies._use_spot import use_cells
+from doomagent.policies._use_spot import open_way, shut_ways, use_cells
 
 Kind = Literal["switch", "walk", "shoot", "key", "exit"]
 CROSS_DEPTH = 24.0  # cells this close to a walk-over line (on either side) are where it is crossed from
@@ -57,10 +57,17 @@ class Interaction:
     claims: tuple[Interaction, ...] = field(default=(), repr=False)  # those of them its what-if counted as ground
     arms: int = 0  # weapons lying on the map that doing it brings within reach (the explorer's what-if)
     behind: tuple[int, ...] = ()  # door sectors its lines face from behind: it is done only while one is open
+    shut: tuple[tuple[int, ...], ...] = ()  # a switch reached only once tagged sectors open: the ways (shut_ways)
     sides: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int64), np.zeros(0, np.int64)), repr=False)
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
     on_mover: int = -1  # a key on a sector that moves: that sector
     mover_cells: np.ndarray | None = field(default=None, repr=False)  # and where it is taken from, its floor anywhere
+
+    def usable(self, room_map: RoomMap, floors: np.ndarray, ceilings: np.ndarray) -> bool:
+        """Return False while every door it stands behind is shut, or while a use cannot reach it yet (shut)."""
+        if self.behind and (ceilings[list(self.behind)] <= floors[list(self.behind)]).all():
+            return False
+        return not self.shut or open_way(room_map, self.shut, floors, ceilings)
 
 
 def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
@@ -141,7 +148,10 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
     if trigger == "switch":
         item.cells = np.unique(np.concatenate([use_cells(room_map, line) for line in item.lines]))
         if not len(item.cells):  # used from nowhere as the map begins: from where a floor moved out of the way
-            item.cells = np.unique(np.concatenate([use_cells(room_map, line, moved=True) for line in item.lines]))
+            placed = [use_cells(room_map, line, moved=True) for line in item.lines]
+            item.cells = np.unique(np.concatenate(placed))
+            ways = {way for line, at in zip(item.lines, placed, strict=True) for way in shut_ways(room_map, line, at)}
+            item.shut = () if () in ways else tuple(sorted(ways))
         return
     if trigger == "walk":
         front, back = [], []

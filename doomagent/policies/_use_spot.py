@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from doomagent.env.navgrid import RADIUS
-from doomagent.env.rooms import RoomMap
+from doomagent.env.rooms import RoomMap, crossed
 
 USE_REACH = 52.0  # map units from a cell's centre to the line (Doom's use range is 64; a margin for the radius)
 
@@ -57,6 +57,40 @@ def use_cells(room_map: RoomMap, line: int, *, moved: bool = False) -> np.ndarra
     )
     cells = [int(c) for c in np.flatnonzero(box) if reaches(room_map, line, *grid.centre(int(c)), moved=moved)]
     return np.array(cells, dtype=np.int64)
+
+
+def shut_ways(room_map: RoomMap, line: int, cells: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """Return, for a switch used from `cells` only once tagged sectors have moved (use_cells with `moved`), the ways
+    a use reaches it: each the lines with no opening as the map begins, of a tagged sector, that the use from one of
+    the cells crosses (distinct ways only; an empty way: a use clear from the start). The switch is pressed in vain
+    until every line of one way has opened: freedoom1 E4M1's tag-16 switch sits behind a strip (sector 318, floor
+    and ceiling 376) that the tag-8 switch lowers, and the walk pressed at it for 1,300 frames before then."""
+    g = room_map.geometry
+    f, b = g.line_front, g.line_back
+    ff, bb = np.maximum(f, 0), np.maximum(b, 0)
+    opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb])
+    opening = opening - np.maximum(g.sector_floor[ff], g.sector_floor[bb])
+    tagged = g.sector_tag > 0
+    shut = np.flatnonzero((f >= 0) & (b >= 0) & (opening <= 0) & (tagged[ff] | tagged[bb]))
+    segments = np.hstack([g.vertices[g.line_v[shut, 0]], g.vertices[g.line_v[shut, 1]]]).reshape(-1, 4)
+    ways: set[tuple[int, ...]] = set()
+    for cell in cells.tolist():
+        x, y = room_map.navgrid.centre(int(cell))
+        px, py = nearest_on_line(room_map, line, x, y)
+        d = max(math.dist((x, y), (px, py)), 1e-9)
+        tip = (px + (x - px) / d, py + (y - py) / d)  # a unit short of the line, as `reaches` aims
+        ways.add(tuple(shut[crossed((x, y), tip, segments)[0]].tolist()))
+    return tuple(sorted(ways))
+
+
+def open_way(room_map: RoomMap, ways: tuple[tuple[int, ...], ...], floors: np.ndarray, ceilings: np.ndarray) -> bool:
+    """Return True when every line of one of the ways (see shut_ways) has an opening at the heights now."""
+    g = room_map.geometry
+    for way in ways:
+        front, back = g.line_front[list(way)], g.line_back[list(way)]
+        if (np.minimum(ceilings[front], ceilings[back]) - np.maximum(floors[front], floors[back]) > 0).all():
+            return True
+    return False
 
 
 def on_front(room_map: RoomMap, line: int, x: float, y: float) -> bool:

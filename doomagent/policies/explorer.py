@@ -368,8 +368,8 @@ class Explorer:
         """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
         if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
             return False
-        if item.behind and (live.ceilings[list(item.behind)] <= live.floors[list(item.behind)]).all():
-            return False  # behind a door shut now
+        if not item.usable(self.room_map, live.floors, live.ceilings):
+            return False  # behind a door shut now, or a sector still shut between it and where it is used from
         return item.kind == "key" or item.key is None or item.key in live.keys
 
     def _wander(self, reach: np.ndarray, dist: np.ndarray, lifts: list[Interaction]) -> None:

@@ -47,3 +47,20 @@ def test_a_switch_some_cell_reaches_as_the_map_begins_keeps_those_cells(e4m1):
         if item.kind == "switch" and SWITCH not in item.lines:
             static = np.unique(np.concatenate([use_cells(rooms, line) for line in item.lines]))
             assert item.cells.tolist() == static.tolist(), item.text
+
+
+def test_a_switch_behind_a_shut_strip_waits_for_the_strip_to_open(e4m1):
+    # The alcove's switch line sits behind a strip (sector 318, floor and ceiling 376) that the tag-8 switch lowers to
+    # 344: until then a use stops at the strip, and a walk that went there first (seed 8000, with the walk keeping off
+    # ledges) pressed three times, stalled and circled the alcove for 1,300 frames.
+    g, rooms, items = e4m1
+    (switch,) = [i for i in items if SWITCH in i.lines]
+    assert switch.shut and all(set(way) <= {732, 1638} for way in switch.shut)  # the strip's two lines
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    assert not switch.usable(rooms, floors, ceilings)
+    floors[318] = 344.0  # the tag-8 floor down
+    assert switch.usable(rooms, floors, ceilings)
+    # Switches some cell reaches as the map begins wait for nothing.
+    others = [i for i in items if i.kind == "switch" and i is not switch]
+    start = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    assert others and all(not i.shut and i.usable(rooms, *start) for i in others if not i.behind)
