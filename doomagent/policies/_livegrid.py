@@ -33,7 +33,6 @@ from doomagent.policies._stairs import Stairs
 PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within which it pushes it (use range 64)
 TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
 MOVED = 2.0  # map units a sector must move to count as moved
-BRINK_COST = 3.0  # a step onto a cell over a drop costs as much as this many steps on firm ground
 REPEAT_TELEPORTS = frozenset({97, 208})  # teleport lines that teleport at every crossing (W1 ones only the first)
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -46,13 +45,13 @@ class Walk:
     floor: np.ndarray  # (cells,) floor height under each cell
     graph: csr_matrix  # from -> to, weights in map units
     version: int
-    cost: np.ndarray  # (cells,) what a step onto each weighs, in steps (a hurting floor, a cell over a drop: more)
+    hazard: np.ndarray  # (cells,) bool: a hurting floor (a step onto one weighs HAZARD_COST steps)
 
     @cached_property
     def lengths(self) -> csr_matrix:
         """Return the ways with each step at its length (a step onto a hurting floor too): how far things are."""
         plain = self.graph.copy()
-        plain.data = plain.data / self.cost[plain.indices]
+        plain.data = np.where(self.hazard[plain.indices], plain.data / HAZARD_COST, plain.data)
         return plain
 
     def reach(self, cell: int) -> np.ndarray:
@@ -209,10 +208,6 @@ class LiveGrid:
         door_cell[cells_t[beside]] = doors_t[beside]
         rows, cols, weights = [], [], []
         hazard = self.grid.hazard
-        # A cell over a drop (its centre past the edge, the player held up by the floor within its radius) costs as
-        # much as BRINK_COST cells: a walk keeps off the brink where it can (at a run round freedoom2 MAP32's pit, it
-        # slid over the edge on a turn and never got out).
-        cost = np.where(hazard, HAZARD_COST, 1.0) * np.where(floor > floors[sec] + MAX_STEP, BRINK_COST, 1.0)
         for ((src, dst), step), teleported in zip(self._pairs, self._teleported, strict=True):
             ok = standable[src] & standable[dst]
             s, d = src[ok], dst[ok]
@@ -229,7 +224,7 @@ class LiveGrid:
                 fine &= ~into | (door_cell[a] == door_cell[b]) | (entry[a] == door_cell[b])
                 rows.append(a[fine])
                 cols.append(b[fine])
-                weights.append(step * cost[b[fine]])
+                weights.append(np.where(hazard[b[fine]], step * HAZARD_COST, step))
         for _line, src_cells, dest in self.teleports:
             src_ok = src_cells[standable[src_cells]]
             if standable[dest] and len(src_ok):
@@ -240,7 +235,7 @@ class LiveGrid:
         graph = coo_matrix(
             (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n)
         ).tocsr()
-        return Walk(standable, floor, graph, self._version, cost)
+        return Walk(standable, floor, graph, self._version, hazard)
 
 
 def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:

@@ -170,32 +170,3 @@ def test_ground_given_up_counts_as_seen_round_it_and_no_farther(e1m2):
     assert seen.cells.sum() == near.sum()  # nothing beyond it
     after = seen.nearest_unseen(reach, dist)
     assert after is not None and not near[after[0]]
-
-
-@pytest.mark.slow
-def test_a_walk_up_stairs_with_drops_both_sides_keeps_to_the_steps():
-    # freedoom1 E4M4's sector 302 is a pit (floor 64) in a platform (sector 304, 184); its way out is a 64-wide stair
-    # (sectors 317 up to 312, 16 units a step) with the pit on both sides. Cells whose centres lie in the pit beside
-    # an upper step stand on the step (the floor within a player's radius) but a few units' drift drops off it: on
-    # seed 8000 the walk took them and fell back into the pit for 1,400 frames. It keeps to the steps' own cells.
-    from doomagent.policies._livegrid import BRINK_COST
-
-    g = MapGeometry.load("E4M4", "freedoom1.wad")
-    grid = LiveGrid(auto_rooms(g))
-    walk = _walk(grid)
-    foot, top = (-2136.0, -668.0), (-2300.0, -900.0)  # in the pit west of the stair; the platform
-    _dist, pred = walk.field_to(np.array([grid.grid.cell_of(*top)]))
-    cell, path = grid.grid.cell_of(*foot), []
-    while cell >= 0 and len(path) < 200:
-        path.append(cell)
-        cell = int(pred[cell])
-    assert path[-1] == grid.grid.cell_of(*top)
-    centre_floor = g.sector_floor[grid.sector[path]]
-    over_the_pit = (walk.floor[path] > centre_floor + 24) & (grid.sector[path] == 302)
-    assert not over_the_pit.any()
-    assert {317, 314, 312} <= set(grid.sector[path].tolist())  # up the steps themselves
-    # How far things are still counts a brink cell at its length.
-    over = walk.floor > g.sector_floor[np.maximum(grid.sector, 0)] + 24
-    brink = np.flatnonzero(walk.standable & over & ~grid.grid.hazard)
-    lengths = walk.lengths[:, brink].tocoo()
-    assert len(lengths.data) and np.allclose(walk.graph[:, brink].tocoo().data, lengths.data * BRINK_COST)
