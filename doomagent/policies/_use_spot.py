@@ -64,7 +64,8 @@ def shut_ways(room_map: RoomMap, line: int, cells: np.ndarray) -> tuple[tuple[in
     a use reaches it: each the lines with no opening as the map begins, of a tagged sector, that the use from one of
     the cells crosses (distinct ways only; an empty way: a use clear from the start). The switch is pressed in vain
     until every line of one way has opened: freedoom1 E4M1's tag-16 switch sits behind a strip (sector 318, floor
-    and ceiling 376) that the tag-8 switch lowers, and the walk pressed at it for 1,300 frames before then."""
+    and ceiling 376) that the tag-8 switch lowers; a walk that came to it first (on a trial route) pressed at it and
+    circled its alcove for 1,300 frames."""
     g = room_map.geometry
     f, b = g.line_front, g.line_back
     ff, bb = np.maximum(f, 0), np.maximum(b, 0)

@@ -51,8 +51,8 @@ def test_a_switch_some_cell_reaches_as_the_map_begins_keeps_those_cells(e4m1):
 
 def test_a_switch_behind_a_shut_strip_waits_for_the_strip_to_open(e4m1):
     # The alcove's switch line sits behind a strip (sector 318, floor and ceiling 376) that the tag-8 switch lowers to
-    # 344: until then a use stops at the strip, and a walk that went there first (seed 8000, with the walk keeping off
-    # ledges) pressed three times, stalled and circled the alcove for 1,300 frames.
+    # 344: until then a use stops at the strip. A walk that came to it before the tag-8 switch (seed 8000 in god mode,
+    # on a route a trial walk change took) pressed three times, stalled and circled the alcove for 1,300 frames.
     g, rooms, items = e4m1
     (switch,) = [i for i in items if SWITCH in i.lines]
     assert switch.shut and all(set(way) <= {732, 1638} for way in switch.shut)  # the strip's two lines
