@@ -85,26 +85,35 @@ class RoomMap:
         """Return (N, 4) segments a use cannot reach through: one-sided lines and two-sided lines with no opening
         between floor and ceiling (Doom's use passes over a sill and under a lintel; doors and lifts count open, a door
         that opens only a crack too: freedoom1 E2M1's switches behind its yellow-key doors, 28 units open)."""
-        g = self.geometry
-        return self._use_walls(g.door_targets | g.lifts)
+        return self._segments(self._use_wall_lines(False))
 
     @cached_property
     def use_walls_moved(self) -> np.ndarray:
         """Return the use walls with every tagged sector counted open too (a floor some switch or trigger moves out
         of the way: see clear_use)."""
-        g = self.geometry
-        return self._use_walls(g.door_targets | g.lifts | frozenset(np.flatnonzero(g.sector_tag).tolist()))
+        return self._segments(self._use_wall_lines(True))
 
-    def _use_walls(self, movers: frozenset[int]) -> np.ndarray:
+    @cached_property
+    def use_walls_tagged(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the use walls that use_walls_moved counts open (a tagged sector's lines with no opening as the map
+        begins): (N, 4) segments and their line numbers."""
+        lines = np.setdiff1d(self._use_wall_lines(False), self._use_wall_lines(True))
+        return self._segments(lines), lines
+
+    def _use_wall_lines(self, moved: bool) -> np.ndarray:
         g = self.geometry
+        movers = g.door_targets | g.lifts | (frozenset(np.flatnonzero(g.sector_tag).tolist()) if moved else frozenset())
         f, b = g.line_front, g.line_back
         ff, bb = np.maximum(f, 0), np.maximum(b, 0)
         opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb]) - np.maximum(
             g.sector_floor[ff], g.sector_floor[bb]
         )
         moving = np.isin(f, list(movers)) | np.isin(b, list(movers))
-        keep = np.flatnonzero((f < 0) | (b < 0) | ((opening <= 0) & ~moving))
-        return np.hstack([g.vertices[g.line_v[keep, 0]], g.vertices[g.line_v[keep, 1]]]).reshape(-1, 4)
+        return np.flatnonzero((f < 0) | (b < 0) | ((opening <= 0) & ~moving))
+
+    def _segments(self, lines: np.ndarray) -> np.ndarray:
+        g = self.geometry
+        return np.hstack([g.vertices[g.line_v[lines, 0]], g.vertices[g.line_v[lines, 1]]]).reshape(-1, 4)
 
     def clear_use(self, a: tuple[float, float], b: tuple[float, float], *, moved: bool = False) -> bool:
         """Return True when a use from a reaches b: no line with no opening lies between them (see use_walls; `moved`:

@@ -29,16 +29,21 @@ def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE
     nothing), within reach, and no wall in between (`moved`: none once the tagged sectors have moved out of the way)."""
     if not on_front(room_map, line, x, y):
         return False
-    px, py = nearest_on_line(room_map, line, x, y)
-    d = math.dist((x, y), (px, py))
+    d = math.dist((x, y), nearest_on_line(room_map, line, x, y))
     if d > reach:
         return False
     if d < 1.0:
         return True
-    # Aim a unit short of the line: the line itself is a wall the check would otherwise stop at. A use reaches
-    # over a sill and under a lintel (freedoom1 E1M2's switch 1854, in an alcove 22 units up and 32 tall).
-    tip = (px + (x - px) / d, py + (y - py) / d)
-    return room_map.clear_use((x, y), tip, moved=moved)
+    # A use reaches over a sill and under a lintel (freedoom1 E1M2's switch 1854, in an alcove 22 units up and 32 tall).
+    return room_map.clear_use((x, y), _tip(room_map, line, x, y), moved=moved)
+
+
+def _tip(room_map: RoomMap, line: int, x: float, y: float) -> tuple[float, float]:
+    """Return where a use from (x, y) is aimed: a unit short of the line's nearest point (the line itself is a wall
+    a check for walls in between would otherwise stop at)."""
+    px, py = nearest_on_line(room_map, line, x, y)
+    d = max(math.dist((x, y), (px, py)), 1e-9)
+    return px + (x - px) / d, py + (y - py) / d
 
 
 def use_cells(room_map: RoomMap, line: int, *, moved: bool = False) -> np.ndarray:
@@ -61,26 +66,16 @@ def use_cells(room_map: RoomMap, line: int, *, moved: bool = False) -> np.ndarra
 
 def shut_ways(room_map: RoomMap, line: int, cells: np.ndarray) -> tuple[tuple[int, ...], ...]:
     """Return, for a switch used from `cells` only once tagged sectors have moved (use_cells with `moved`), the ways
-    a use reaches it: each the lines with no opening as the map begins, of a tagged sector, that the use from one of
-    the cells crosses (distinct ways only; an empty way: a use clear from the start). The switch is pressed in vain
-    until every line of one way has opened: freedoom1 E4M1's tag-16 switch sits behind a strip (sector 318, floor
-    and ceiling 376) that the tag-8 switch lowers; a walk that came to it first (on a trial route) pressed at it and
-    circled its alcove for 1,300 frames."""
-    g = room_map.geometry
-    f, b = g.line_front, g.line_back
-    ff, bb = np.maximum(f, 0), np.maximum(b, 0)
-    opening = np.minimum(g.sector_ceiling[ff], g.sector_ceiling[bb])
-    opening = opening - np.maximum(g.sector_floor[ff], g.sector_floor[bb])
-    tagged = g.sector_tag > 0
-    shut = np.flatnonzero((f >= 0) & (b >= 0) & (opening <= 0) & (tagged[ff] | tagged[bb]))
-    segments = np.hstack([g.vertices[g.line_v[shut, 0]], g.vertices[g.line_v[shut, 1]]]).reshape(-1, 4)
+    a use reaches it: each the lines of tagged sectors with no opening as the map begins (RoomMap.use_walls_tagged)
+    that the use from one of the cells crosses (distinct ways only; an empty way: a use clear from the start). The
+    switch is pressed in vain until every line of one way has opened: freedoom1 E4M1's tag-16 switch sits behind a
+    strip (sector 318, floor and ceiling 376) that the tag-8 switch lowers; a walk that came to it first (on a trial
+    route) pressed at it and circled its alcove for 1,300 frames."""
+    segments, shut = room_map.use_walls_tagged
     ways: set[tuple[int, ...]] = set()
     for cell in cells.tolist():
         x, y = room_map.navgrid.centre(int(cell))
-        px, py = nearest_on_line(room_map, line, x, y)
-        d = max(math.dist((x, y), (px, py)), 1e-9)
-        tip = (px + (x - px) / d, py + (y - py) / d)  # a unit short of the line, as `reaches` aims
-        ways.add(tuple(shut[crossed((x, y), tip, segments)[0]].tolist()))
+        ways.add(tuple(shut[crossed((x, y), _tip(room_map, line, x, y), segments)[0]].tolist()))
     return tuple(sorted(ways))
 
 
