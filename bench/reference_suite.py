@@ -87,6 +87,9 @@ TUNED_TRIALS["E1M3"] += tuple(range(9000, 9004))
 # 0.7.15: seed 8000 traced in god mode on freedoom1 E2M4, E3M4, E3M8, E4M7, E4M9 and freedoom2 MAP32 (E1M7, E1M9 and
 # E4M1 again), while trying changes that were measured and left out (see CHANGELOG).
 TUNED_TRIALS |= dict.fromkeys(("E2M4", "E3M4", "E3M8", "E4M7", "E4M9", "MAP32"), (8000,))
+# 0.7.16: seed 8000 traced in god mode on E4M1, E4M4, MAP15 and MAP20 (all among them already); E1M6 seed 9310
+# traced in normal play.
+TUNED_TRIALS["E1M6"] += (9310,)
 
 
 def tuned_on(name: str, seed: int) -> bool:
