@@ -29,21 +29,21 @@ def reaches(room_map: RoomMap, line: int, x: float, y: float, reach: float = USE
     nothing), within reach, and no wall in between (`moved`: none once the tagged sectors have moved out of the way)."""
     if not on_front(room_map, line, x, y):
         return False
-    d = math.dist((x, y), nearest_on_line(room_map, line, x, y))
+    at = nearest_on_line(room_map, line, x, y)
+    d = math.dist((x, y), at)
     if d > reach:
         return False
     if d < 1.0:
         return True
     # A use reaches over a sill and under a lintel (freedoom1 E1M2's switch 1854, in an alcove 22 units up and 32 tall).
-    return room_map.clear_use((x, y), _tip(room_map, line, x, y), moved=moved)
+    return room_map.clear_use((x, y), _short_of(x, y, at), moved=moved)
 
 
-def _tip(room_map: RoomMap, line: int, x: float, y: float) -> tuple[float, float]:
-    """Return where a use from (x, y) is aimed: a unit short of the line's nearest point (the line itself is a wall
-    a check for walls in between would otherwise stop at)."""
-    px, py = nearest_on_line(room_map, line, x, y)
-    d = max(math.dist((x, y), (px, py)), 1e-9)
-    return px + (x - px) / d, py + (y - py) / d
+def _short_of(x: float, y: float, at: tuple[float, float]) -> tuple[float, float]:
+    """Return the point a unit short of a line's point `at` on the way from (x, y), where a use from there is checked
+    to (the line itself is a wall a check for walls in between would otherwise stop at)."""
+    d = max(math.dist((x, y), at), 1e-9)
+    return at[0] + (x - at[0]) / d, at[1] + (y - at[1]) / d
 
 
 def use_cells(room_map: RoomMap, line: int, *, moved: bool = False) -> np.ndarray:
@@ -75,7 +75,8 @@ def shut_ways(room_map: RoomMap, line: int, cells: np.ndarray) -> tuple[tuple[in
     ways: set[tuple[int, ...]] = set()
     for cell in cells.tolist():
         x, y = room_map.navgrid.centre(int(cell))
-        ways.add(tuple(shut[crossed((x, y), _tip(room_map, line, x, y), segments)[0]].tolist()))
+        tip = _short_of(x, y, nearest_on_line(room_map, line, x, y))
+        ways.add(tuple(shut[crossed((x, y), tip, segments)[0]].tolist()))
     return tuple(sorted(ways))
 
 
