@@ -368,7 +368,7 @@ class Explorer:
         """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
         if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
             return False
-        if not item.usable(self.room_map, live.floors, live.ceilings):
+        if not item.usable(self.room_map, live.floors, live.ceilings, self._start[0] if self._start else None):
             return False  # behind a door shut now, or a sector still shut between it and where it is used from
         return item.kind == "key" or item.key is None or item.key in live.keys
 
