@@ -32,10 +32,9 @@ REPEATABLE = frozenset(
     | {107, 120, 126, 128, 129, 42, 43, 45, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 99, 114, 115, 116, 123}
     | {132, 134, 136, 138, 139, 46}
 )
-# Vanilla specials that take a floor down to the lowest floor beside it: set off while it already lies that low, one
-# moves nothing. Lifts come back up to where they stood, and are judged at that height (LIFTS: `Interaction.usable`).
+# Vanilla specials that take a floor down to the lowest floor beside it (lowers, and lifts, which come back up to
+# where they stood): set off while it already lies that low, one moves nothing (`Interaction.usable`).
 DOWN_TO_LOWEST = frozenset({23, 38, 60, 82, 10, 21, 62, 88, 120, 121, 122, 123})
-LIFTS = frozenset({10, 21, 62, 88, 120, 121, 122, 123})
 
 
 @dataclass
@@ -66,7 +65,7 @@ class Interaction:
     live_cells: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # doable from now
     on_mover: int = -1  # a key on a sector that moves: that sector
     mover_cells: np.ndarray | None = field(default=None, repr=False)  # and where it is taken from, its floor anywhere
-    down: int = 0  # its special, where it takes floors down to the lowest floor beside them (DOWN_TO_LOWEST)
+    down_to_lowest: bool = False  # it takes its floors down to the lowest floor beside them (DOWN_TO_LOWEST)
 
     def usable(
         self, room_map: RoomMap, floors: np.ndarray, ceilings: np.ndarray, first: np.ndarray | None = None
@@ -77,9 +76,9 @@ class Interaction:
         the higher of its floor now and `first`, its floor as the map began: one down for a while comes back up)."""
         if self.behind and (ceilings[list(self.behind)] <= floors[list(self.behind)]).all():
             return False
-        if self.down and self.moves:
+        if self.down_to_lowest and self.moves:
             g = room_map.geometry
-            top = np.maximum(floors, first) if first is not None and self.down in LIFTS else floors
+            top = np.maximum(floors, first) if first is not None and self.effect == "lift" else floors
             if all(floors[g.neighbours(s)].min(initial=math.inf) >= top[s] - 0.5 for s in self.moves):
                 return False
         return not self.shut or open_way(room_map, self.shut, floors, ceilings)
@@ -130,7 +129,7 @@ def interactions(room_map: RoomMap, *, skill: int = 3) -> list[Interaction]:
             bool(key[-1]) if trigger != "exit" else False,
             _text(trigger, kind, tag),
         )
-        item.down = int(key[0]) if trigger != "exit" and key[0] in DOWN_TO_LOWEST else 0
+        item.down_to_lowest = trigger != "exit" and key[0] in DOWN_TO_LOWEST
         _place(room_map, item, kind.trigger)
         if trigger == "switch":  # a switch on the back wall of a door (freedoom1 E2M1's, behind its yellow-key doors)
             item.behind = tuple(sorted({int(g.line_front[ln]) for ln in lines} & g.door_targets))

@@ -27,7 +27,8 @@ def _heights(g):
 def test_a_floor_already_as_low_as_those_beside_it_waits_until_it_is_raised(e4m2):
     g, rooms, items = e4m2
     lowers = [i for i in items if i.kind == "switch" and set(i.moves) == {305, 307}]
-    assert lowers and all(i.down in (23, 60) for i in lowers)  # specials 23 (S1) and 60 (SR): floor to lowest
+    specials = {int(g.line_special[line]) for i in lowers for line in i.lines}
+    assert lowers and all(i.down_to_lowest for i in lowers) and specials == {23, 60}  # S1, SR: floor to lowest
     floors, ceilings = _heights(g)
     assert all(floors[s] == floors[g.neighbours(s)].min() for s in (305, 307))
     assert not any(i.usable(rooms, floors, ceilings) for i in lowers)
@@ -46,7 +47,7 @@ def test_a_lift_at_the_bottom_is_not_called_but_one_above_a_lower_floor_is(e4m2)
 
 def test_what_moves_floors_otherwise_is_never_held_back_by_the_rule(e4m2):
     g, rooms, items = e4m2
-    others = [i for i in items if not i.down and i.kind in ("switch", "walk")]
+    others = [i for i in items if not i.down_to_lowest and i.kind in ("switch", "walk")]
     floors, ceilings = _heights(g)
     assert others and all(i.usable(rooms, floors, ceilings) for i in others if not i.behind and not i.shut)
 
