@@ -90,10 +90,10 @@ TUNED_TRIALS |= dict.fromkeys(("E2M4", "E3M4", "E3M8", "E4M7", "E4M9", "MAP32"),
 # 0.7.16: seed 8000 traced in god mode on E4M1, E4M4, MAP15 and MAP20 (all among them already); E1M6 seed 9310
 # traced in normal play.
 TUNED_TRIALS["E1M6"] += (9310,)
-# 0.7.17: seed 8000 traced in god mode on E4M2 and E4M6, and E4M2 seeds 8002-8003 and E2M9 and E4M6 seed 8002 played
-# with and without the rule that leaves alone what would move nothing (to choose whether it lands).
-TUNED_TRIALS |= {"E4M2": (8000, 8002, 8003), "E4M6": (8000, 8002)}
-TUNED_TRIALS["E2M9"] += (8002,)
+# 0.7.17: seed 8000 traced in god mode on E4M2 and E4M6; E4M2 and E1M7 seeds 8002-8003 played with and without the
+# rule that leaves alone what would move nothing (to choose whether it lands).
+TUNED_TRIALS |= {"E4M2": (8000, 8002, 8003), "E4M6": (8000,)}
+TUNED_TRIALS["E1M7"] += (8002, 8003)
 
 
 def tuned_on(name: str, seed: int) -> bool:
