@@ -369,7 +369,7 @@ class Explorer:
         if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
             return False
         if not item.usable(self.room_map, live.floors, live.ceilings, self._start[0] if self._start else None):
-            return False  # behind a door shut now, or a sector still shut between it and where it is used from
+            return False  # behind a door shut now, a sector still shut before it, or it would move nothing now
         return item.kind == "key" or item.key is None or item.key in live.keys
 
     def _wander(self, reach: np.ndarray, dist: np.ndarray, lifts: list[Interaction]) -> None:
