@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import tempfile
 from typing import Any
@@ -21,7 +23,9 @@ for _key, _value in {
 }.items():
     os.environ.setdefault(_key, _value)
 # Plans are computed by the code under test, never read from a cache an earlier version left in ~/.cache.
+# Removed when the test session ends (runs the tests start as processes write there too).
 os.environ["DOOMAGENT_PLAN_CACHE"] = tempfile.mkdtemp(prefix="doomagent-plans-")
+atexit.register(shutil.rmtree, os.environ["DOOMAGENT_PLAN_CACHE"], ignore_errors=True)
 
 _real_connect = socket.socket.connect
 
