@@ -94,8 +94,8 @@ TUNED_TRIALS["E1M6"] += (9310,)
 # rule that leaves alone what would move nothing (to choose whether it lands).
 TUNED_TRIALS |= {"E4M2": (8000, 8002, 8003), "E4M6": (8000,)}
 TUNED_TRIALS["E1M7"] += (8002, 8003)
-# 0.7.18: freedoom2 MAP24 and MAP28 seed 8000 traced in god mode (MAP28 newly); E1M7 and MAP12 on seeds 8000, 8004
-# and 8005 played with and without the plan's first step in reach (to choose whether it lands).
+# After 0.7.17 (unreleased): freedoom2 MAP24 and MAP28 seed 8000 traced in god mode (MAP28 newly); E1M7 and MAP12
+# on seeds 8000, 8004 and 8005 played with and without the plan's first step in reach (to choose whether it lands).
 TUNED_TRIALS["E1M7"] += (8004, 8005)
 TUNED_TRIALS |= {"MAP12": (8000, 8004, 8005), "MAP28": (8000,)}
 

@@ -124,12 +124,16 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_was_written(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     steps = tmp_path / "trial-000" / "steps.jsonl"
+
+    def written() -> int:
+        return steps.read_text().count("\n") if steps.exists() else 0
+
     # Ctrl-C comes once 20 decisions are written, however slowly a loaded machine gets there: the deadline only
     # ends a run that hangs (a fixed 60 s once sent it early, and the run had fewer decisions than asked for).
     deadline = time.time() + 600
-    while proc.poll() is None and time.time() < deadline and (not steps.exists() or steps.read_text().count("\n") < 20):
+    while proc.poll() is None and time.time() < deadline and written() < 20:
         time.sleep(0.2)
-    if proc.poll() is not None or not steps.exists() or steps.read_text().count("\n") < 20:
+    if proc.poll() is not None or written() < 20:
         proc.kill()
         pytest.fail(f"the run wrote fewer than 20 decisions before Ctrl-C: {proc.communicate()[0].decode()[-2000:]}")
     proc.send_signal(signal.SIGINT)
