@@ -106,6 +106,7 @@ TUNED_TRIALS["E2M8"] += (8006,)
 TUNED_TRIALS["E4M2"] += (8006,)
 TUNED_TRIALS["MAP22"] += (8006,)
 TUNED_TRIALS["MAP25"] += (8001, 8002)
+TUNED_TRIALS["MAP23"] = (8000, 8006)
 
 
 def tuned_on(name: str, seed: int) -> bool:

@@ -21,6 +21,7 @@ from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
+from doomagent.policies._footing import standing_cell, up_the_stair
 from doomagent.policies._interactions import Interaction
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._steer import (
@@ -49,6 +50,7 @@ SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand s
 RIDE_WAIT, LIFT_PAUSE = 150, 60
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
+SETTLED = 8  # decisions since anything last moved after which the walk's floors are taken to be the live ones
 BRAKE_TURN, BRAKE_SPEED = 60.0, 10.0  # a walk brakes before a turn of this many degrees, going this many units a step
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
@@ -132,19 +134,12 @@ class Walker:
         return mask
 
     def cell(self, here: tuple[float, float]) -> int:
-        """Return the standable cell the player is on, or the nearest one within a few cells (-1: none)."""
+        """Return the standable cell the player stands on (`_footing.standing_cell`), or -1. Its height picks the
+        cell only where the walk has winding stairs to climb, and not while floors move (a lift under the player:
+        the walk's floors lag its height); elsewhere its cell is the one under it."""
         assert self.walk is not None
-        grid, standable = self.live_grid.grid, self.walk.standable
-        cell = grid.cell_of(*here)
-        if standable[cell]:
-            return cell
-        i, j = cell % grid.nx, cell // grid.nx
-        ii, jj = np.meshgrid(
-            np.arange(max(0, i - 3), min(grid.nx, i + 4)), np.arange(max(0, j - 3), min(grid.ny, j + 4))
-        )
-        near = (jj * grid.nx + ii).ravel()
-        near = near[standable[near]]
-        return int(near[np.argmin(np.hypot(grid.cx[near] - here[0], grid.cy[near] - here[1]))]) if len(near) else -1
+        settled = bool(self.walk.winding) and self._decisions - self._moving > SETTLED
+        return standing_cell(self.live_grid.grid, self.walk, here, self._z if settled else math.inf)
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b keeps to standable cells on one floor."""
@@ -345,7 +340,9 @@ class Walker:
             if not self.clear(here, grid.centre(b)):
                 break
             target = b
-        point = grid.centre(target)
+        walk = self.walk
+        assert walk is not None
+        point = up_the_stair(lg.stairs, walk, here, path, live.floors) or grid.centre(target)
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
         tolerance = walk_tolerance(here, point)

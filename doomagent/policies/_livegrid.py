@@ -5,11 +5,12 @@ lift that is up is a step too high until it comes down (its switch or trigger li
 A cell is standable where a player centred on it fits (Doom's P_CheckPosition): 56 units of headroom, no floor
 within a player's radius more than 24 units above its own, no wall or impassable line within that radius. A step
 between neighbouring cells climbs at most 24 units, or more where stairs narrower than a cell climb it 24 at a time
-on the way (`_stairs`); drops are free. Doors a player pushes open (with the key their
-line needs) count as open, but are entered only from a cell that can push them: on the front side of one of their
-push lines and within use range (a door pushed from one face only is no way through from the other). Teleport lines
-lead from the cells on their front side to their destination; a step over a repeatable one from its front is no step
-at all (it teleports: freedoom1 E3M5's tag-6 lift is a teleport pad, never ridden).
+on the way (`_stairs`; a winding stair's bent way only where it is the one way up, out of a pit); drops are free.
+Doors a player pushes open (with the key their line needs) count as open, but are entered only from a cell that can push
+them: on the front side of one of their push lines and within use range (a door pushed from one face only is no way
+through from the other). Teleport lines lead from the cells on their front side to their destination; a step over a
+repeatable one from its front is no step at all (it teleports: freedoom1 E3M5's tag-6 lift is a teleport pad, never
+ridden).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from doomagent.env import _triggers, specials
 from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM, MapGeometry
@@ -46,6 +48,7 @@ class Walk:
     graph: csr_matrix  # from -> to, weights in map units
     version: int
     hazard: np.ndarray  # (cells,) bool: a hurting floor (a step onto one weighs HAZARD_COST steps)
+    winding: frozenset[tuple[int, int]] = frozenset()  # steps (from, to) up winding stairs: a bent way only (`_stairs`)
 
     @cached_property
     def lengths(self) -> csr_matrix:
@@ -207,6 +210,7 @@ class LiveGrid:
         beside = entry[cells_t] != doors_t
         door_cell[cells_t[beside]] = doors_t[beside]
         rows, cols, weights = [], [], []
+        winding: list[tuple[np.ndarray, np.ndarray, float]] = []  # steps up a winding stair (a bent way only)
         hazard = self.grid.hazard
         for ((src, dst), step), teleported in zip(self._pairs, self._teleported, strict=True):
             ok = standable[src] & standable[dst]
@@ -215,16 +219,19 @@ class LiveGrid:
                 rise = floor[b] - floor[a]
                 fine = (rise <= MAX_STEP) | mover_cell[a] | mover_cell[b]
                 steep = np.flatnonzero(~fine & (rise <= STAIR_RISE))
+                bent = np.zeros_like(fine)
                 if len(steep):  # stairs narrower than a cell, climbed on the way
-                    fine[steep] = self.stairs.climbable(a[steep], b[steep], floor, floors)
-                if away is not None:
-                    fine &= ~away[ok]
+                    fine[steep], bent[steep] = self.stairs.climbable(a[steep], b[steep], floor, floors)
+                passable = np.ones_like(fine) if away is None else ~away[ok]
                 # Into a closed door from outside it: only from a cell that pushes it.
                 into = door_cell[b] >= 0
-                fine &= ~into | (door_cell[a] == door_cell[b]) | (entry[a] == door_cell[b])
+                passable &= ~into | (door_cell[a] == door_cell[b]) | (entry[a] == door_cell[b])
+                fine &= passable
                 rows.append(a[fine])
                 cols.append(b[fine])
                 weights.append(np.where(hazard[b[fine]], step * HAZARD_COST, step))
+                bent &= passable
+                winding.append((a[bent], b[bent], step))
         for _line, src_cells, dest in self.teleports:
             src_ok = src_cells[standable[src_cells]]
             if standable[dest] and len(src_ok):
@@ -235,7 +242,30 @@ class LiveGrid:
         graph = coo_matrix(
             (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n)
         ).tocsr()
-        return Walk(standable, floor, graph, self._version, hazard)
+        graph, bent = _with_winding(graph, winding, hazard)
+        return Walk(standable, floor, graph, self._version, hazard, bent)
+
+
+def _with_winding(
+    graph: csr_matrix, winding: list[tuple[np.ndarray, np.ndarray, float]], hazard: np.ndarray
+) -> tuple[csr_matrix, frozenset[tuple[int, int]]]:
+    """Return the graph with the steps up winding stairs that lead where the walk has no other way to: from one
+    part of the grid to another that cannot be walked to and back (out of a pit), and those steps. Elsewhere
+    the grid's own steps already climb the stair, and a bent way would only cut a corner the walk then has to steer
+    round."""
+    a = np.concatenate([w[0] for w in winding])
+    if not len(a):
+        return graph, frozenset()
+    b = np.concatenate([w[1] for w in winding])
+    step = np.concatenate([np.full(len(w[0]), w[2]) for w in winding])
+    _n, part = connected_components(graph, directed=True, connection="strong")
+    new = part[a] != part[b]
+    if not new.any():
+        return graph, frozenset()
+    extra = coo_matrix(
+        (np.where(hazard[b[new]], step[new] * HAZARD_COST, step[new]), (a[new], b[new])), shape=graph.shape
+    )
+    return (graph + extra.tocsr()).tocsr(), frozenset(zip(a[new].tolist(), b[new].tolist(), strict=True))
 
 
 def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:

@@ -269,3 +269,27 @@ def test_an_exit_that_comes_within_reach_during_a_look_is_walked_to_before_the_d
     explorer.act(seen(LiveMap(floors, opened, keys, ())))
     goal = explorer.walker.goal
     assert goal is not None and goal.what is not None and goal.what.kind == "exit", explorer.log[-2:]
+
+
+@pytest.mark.engine
+def test_a_winding_stair_is_walked_up_out_of_a_pit():
+    # freedoom2 MAP25: the walk to the tag-46 switch drops into a pit (floor -256) whose one way out is a spiral stair
+    # of steps a few units across (sectors 345 to 352) up to sector 328 (-48). The grid took the stair for a wall,
+    # and the walk went round the pit from frame 6,282 to the frame cap (seed 8000). Put in the pit, it walks out.
+    from doomagent.env.actions import Action
+
+    e = DoomEnv(EnvConfig(wad="freedoom2.wad", map="MAP25", live_map=True, cheats=True, god=True, max_frames=2000))
+    try:
+        nav = ReferenceNavigator.for_map(e.rooms, god=True)
+        obs, _ = e.reset(seed=8000)
+        e.send_command("warp -950 1150")
+        obs, *_ = e.step(Action.WAIT)
+        assert obs.position[2] == -256 and obs.sector == 324
+        highest = obs.position[2]
+        terminated = truncated = False
+        while not (terminated or truncated) and highest < -48:
+            obs, _, terminated, truncated, _info = e.step(nav.act(obs))
+            highest = max(highest, obs.position[2])
+        assert highest >= -48, nav.explorer.log[-10:]
+    finally:
+        e.close()

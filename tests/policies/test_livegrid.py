@@ -4,6 +4,7 @@ switch in an alcove. (WAD reading only.)"""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -145,6 +146,53 @@ def test_stairs_narrower_than_a_cell_are_climbed_step_by_step():
     assert math.isfinite(_distance(grid, walk, room, pit))  # (down is a drop)
     # The same rise without the middle step is a wall: sector 33 raised to the top of the stairs.
     assert math.isinf(_distance(grid, _walk(grid, step=(33, -16.0, 192.0)), pit, room))
+
+
+@pytest.mark.slow
+def test_winding_stairs_are_climbed_on_a_bent_way():
+    # freedoom2 MAP25: a pit (sector 324, floor -256) at (-960, 1100) has a spiral stair out to sector 328 (-48):
+    # sectors 345 to 352, -232 to -64, each a few units across. Between some cell centres the straight line runs
+    # within a player's radius of 328 and meets its floor at once (64 units up); a bent way round the steps does not.
+    from doomagent.env.geometry import MAX_STEP
+    from doomagent.policies._stairs import FINE
+
+    grid = LiveGrid(auto_rooms(MapGeometry.load("MAP25", "freedoom2.wad")))
+    pit, top = (-950.0, 1150.0), (-900.0, 1000.0)
+    walk = _walk(grid)
+    assert math.isfinite(_distance(grid, walk, pit, top))
+    # The walk up, cell by cell: each step too high for the straight line has a bent way, from the one centre to
+    # the other, 4 units (or a diagonal of them) at a time.
+    _dist, pred = walk.field_to(np.array([grid.grid.cell_of(*top)]))
+    cell, bent = grid.grid.cell_of(*pit), 0
+    floors = grid.geometry.sector_floor.astype(float)
+    while pred[cell] >= 0:
+        nxt = int(pred[cell])
+        if walk.floor[nxt] - walk.floor[cell] > MAX_STEP:
+            assert (cell, nxt) in walk.winding  # the walk steers these by the bent way
+            way = grid.stairs.way(cell, nxt, walk.floor, floors)
+            assert way is not None
+            assert way[0] == grid.grid.centre(cell) and way[-1] == grid.grid.centre(nxt)
+            assert all(math.dist(p, q) <= FINE * math.sqrt(2) + 1e-6 for p, q in itertools.pairwise(way))
+            bent += 1
+        cell = nxt
+    assert bent >= 1
+    # Without step 351 (-88: set to -112, the step below it) the stair is broken: 48 units at once.
+    assert math.isinf(_distance(grid, _walk(grid, step=(351, -112.0, 160.0)), pit, top))
+
+
+@pytest.mark.slow
+def test_a_player_over_a_pit_held_up_by_a_stair_stands_on_the_stair():
+    # freedoom2 MAP25's spiral stair: a player at (-964, 1077) stands at -184 (step 347 is within its radius), its
+    # centre over a cell of the pit (-256). A way walked from the pit's cell led back down and round.
+    from doomagent.policies._footing import standing_cell
+
+    grid = LiveGrid(auto_rooms(MapGeometry.load("MAP25", "freedoom2.wad")))
+    walk, nav = _walk(grid), grid.grid
+    here = (-964.0, 1077.0)
+    assert walk.floor[nav.cell_of(*here)] == -256
+    on = standing_cell(nav, walk, here, -184.0)
+    assert walk.floor[on] == -184 and math.dist(nav.centre(on), here) < 24
+    assert standing_cell(nav, walk, here, -256.0) == nav.cell_of(*here)  # at the pit's floor: the pit's cell
 
 
 @pytest.mark.slow

@@ -1,0 +1,55 @@
+"""Where a walk on the live grid stands and how it steps on narrow ground: the cell under a player held up by a
+ledge beside it, and the point to head for up a winding stair.
+
+The grid's cell under a player's centre is not always the ground it stands on: a player's floor is the highest
+within its radius, so one over a pit, held up by a stair or a ledge beside it, stands on that and not on the pit
+floor under its centre. A way planned from the pit cell leads somewhere else (on freedoom2 MAP25's spiral stair it
+turned the walk round, and it slid off the step it stood on).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from doomagent.env.geometry import MAX_STEP
+from doomagent.env.navgrid import CELL, NavGrid
+from doomagent.policies._livegrid import Walk
+from doomagent.policies._stairs import Stairs
+
+Point = tuple[float, float]
+WAY_AHEAD = 2  # points (4 units apart) past the nearest one that a walk up a winding stair heads for
+
+
+def standing_cell(grid: NavGrid, walk: Walk, here: Point, z: float) -> int:
+    """Return the standable cell a player at `here`, height `z`, stands on, or the nearest one within a few cells
+    (-1: none). Within a cell and a half, a cell whose floor is within a step of z (the ledge holding the player up)
+    comes before one under its centre a step or more below it."""
+    standable, floor = walk.standable, walk.floor
+    cell = grid.cell_of(*here)
+    if standable[cell] and floor[cell] >= z - MAX_STEP:
+        return cell
+    i, j = cell % grid.nx, cell // grid.nx
+    ii, jj = np.meshgrid(np.arange(max(0, i - 3), min(grid.nx, i + 4)), np.arange(max(0, j - 3), min(grid.ny, j + 4)))
+    near = (jj * grid.nx + ii).ravel()
+    near = near[standable[near]]
+    far = np.hypot(grid.cx[near] - here[0], grid.cy[near] - here[1])
+    held = (far < CELL * 1.5) & (np.abs(floor[near] - z) <= MAX_STEP)
+    if held.any():
+        return int(near[np.argmin(np.where(held, far, np.inf))])
+    if standable[cell]:
+        return cell
+    return int(near[np.argmin(far)]) if len(near) else -1
+
+
+def up_the_stair(stairs: Stairs, walk: Walk, here: Point, path: list[int], floors: np.ndarray) -> Point | None:
+    """Return the point a little way along the bent way up a winding stair when the walk's next step (path[0] to
+    path[1]) is one, else None (the straight line to the next cell's centre is the way)."""
+    if len(path) < 2 or (path[0], path[1]) not in walk.winding:
+        return None
+    way = stairs.way(path[0], path[1], walk.floor, floors)
+    if not way:
+        return None
+    near = min(range(len(way)), key=lambda k: math.dist(here, way[k]))
+    return way[min(near + WAY_AHEAD, len(way) - 1)]
