@@ -98,15 +98,19 @@ TUNED_TRIALS["E1M7"] += (8002, 8003)
 # on seeds 8000, 8004 and 8005 played with and without the plan's first step in reach (to choose whether it lands).
 TUNED_TRIALS["E1M7"] += (8004, 8005)
 TUNED_TRIALS |= {"MAP12": (8000, 8004, 8005), "MAP28": (8000,)}
-# Later, still unreleased: freedoom2 MAP25 seed 8000 traced in god mode, and seeds 8000-8002 played from a warp into
-# its pit; E1M7 (8000, 8006), E2M8 (8000, 8006), E4M2 (8006) and MAP22 (8006) played with variants of the winding
-# stair change, to choose whether it lands (it did not; branch wip/winding-stairs).
+# For 0.7.18: freedoom2 MAP25 seed 8000 traced in god mode, and seeds 8000-8002 played from a warp into its pit;
+# E1M7 (8000, 8006), E2M8 (8000, 8006), E4M2 (8006), MAP22 (8006) and MAP23 (8000, 8006) played with variants of
+# the winding stair change, to choose the one that landed.
 TUNED_TRIALS["E1M7"] += (8006,)
 TUNED_TRIALS["E2M8"] += (8006,)
 TUNED_TRIALS["E4M2"] += (8006,)
 TUNED_TRIALS["MAP22"] += (8006,)
 TUNED_TRIALS["MAP25"] += (8001, 8002)
 TUNED_TRIALS["MAP23"] = (8000, 8006)
+# After 0.7.18: freedoom1 E3M7 seed 8000 traced (its timed doors); every map on seed 8007 played with and without
+# the finer steer toward walls (branch wip/steer-fine), to choose whether it lands.
+TUNED_TRIALS["E3M7"] = (8000,)
+TUNED_SEEDS = TUNED_SEEDS | {8007}
 
 
 def tuned_on(name: str, seed: int) -> bool:
