@@ -101,6 +101,7 @@ def test_a_lift_ridden_before_is_taken_back_to_what_is_left_to_try():
 
 
 @pytest.mark.engine
+@pytest.mark.timeout(600)  # 19,000 frames of play with a live grid rebuilt as floors move: about 250 s on 2 cores
 def test_what_a_lift_brought_the_walk_to_is_done_before_the_lift_is_ridden_back():
     # freedoom1 E1M7: the tag-4 lift's trigger brings the walk down to the tag-7 switch. The lift's own switch, nearer,
     # claimed what was left up top and the trigger claimed the tag-7 switch again: the lift was ridden to and fro
