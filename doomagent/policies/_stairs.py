@@ -32,6 +32,7 @@ FINE = 4.0  # units between the points of the finer grid a winding stair is look
 SPAN = 4  # its points either side of the middle: a square of 9 x 9 points, 32 units across
 _SIDE = 2 * SPAN + 1
 AROUND = 2 * WIDE  # sectors near the two centres a winding stair is looked for among
+SEEN = 8  # sets of heights each pair's answer is kept for
 _NEVER = 1e9  # the floor of a point never stood on (near a wall, or off the finer grid)
 
 
@@ -59,6 +60,9 @@ class Stairs:
         # each pair's sectors within a player's radius of either centre (in the order of _keys)
         self._around = np.zeros((0, AROUND), dtype=np.int64)
         self._fine: dict[int, np.ndarray] = {}  # pair -> the sectors each point of its finer grid touches
+        # pair -> {(its floors, the heights of the sectors its finer grid touches): climbed on a bent way}; the
+        # same answer at the same heights, as a grid rebuilt while nothing near a stair moved asks for it again
+        self._winds: dict[int, dict[tuple[float, float, bytes], bool]] = {}
         self._steps = _steps()  # each point's neighbours on the finer grid
 
     def climbable(
@@ -85,9 +89,28 @@ class Stairs:
             low, high = floor[a[left]], floor[b[left]]
             stepped = ((between > low[:, None]) & (between < high[:, None])).any(axis=1)
             for i in left[stepped].tolist():
-                came = self._bent(int(a[i]), int(b[i]), int(keys[i]), float(floor[a[i]]), float(floor[b[i]]), heights)
-                bent[i] = came is not None
+                bent[i] = self._winding(
+                    int(a[i]), int(b[i]), int(keys[i]), float(floor[a[i]]), float(floor[b[i]]), heights
+                )
         return out, bent
+
+    def forget_winding(self) -> None:
+        """Forget the winding-stair answers kept (they are asked afresh at the next build)."""
+        self._winds.clear()
+
+    def _winding(self, a: int, b: int, key: int, low: float, high: float, heights: np.ndarray) -> bool:
+        """Return whether a -> b is climbed on a bent way (`_bent`), read again only where the heights it depends on
+        have changed since it was last asked."""
+        fine = self._fine.get(key)
+        if fine is None:
+            fine = self._fine[key] = self._read_fine(a, b)
+        seen = self._winds.setdefault(key, {})
+        heard = (low, high, heights[fine].tobytes())
+        if heard not in seen:
+            if len(seen) >= SEEN:  # a lift near the stair ridden up and down: keep the last heights only
+                seen.clear()
+            seen[heard] = self._bent(a, b, key, low, high, heights) is not None
+        return seen[heard]
 
     def way(self, a: int, b: int, floor: np.ndarray, floors: np.ndarray) -> list[tuple[float, float]] | None:
         """Return the points of the bent way up from a to b (a's centre first, b's last), or None when the step has
