@@ -10,14 +10,12 @@ Doors a player pushes open (with the key their line needs) count as open, but ar
 them: on the front side of one of their push lines and within use range (a door pushed from one face only is no way
 through from the other). Teleport lines lead from the cells on their front side to their destination; a step over a
 repeatable one from its front is no step at all (it teleports: freedoom1 E3M5's tag-6 lift is a teleport pad, never
-ridden), and a step off a cell just in front of one to a neighbour weighs BRINK_COST steps (a player that drifts over
-it is carried off, so a walk past it goes another way wherever one is near; a teleport taken from there does not).
+ridden).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -36,7 +34,6 @@ from doomagent.policies._stairs import Stairs
 
 PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within which it pushes it (use range 64)
 TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
-BRINK, BRINK_COST = 12.0, 16.0  # a step off a cell this close to a repeatable teleport's front weighs this many steps
 MOVED = 2.0  # map units a sector must move to count as moved
 REPEAT_TELEPORTS = frozenset({97, 208})  # teleport lines that teleport at every crossing (W1 ones only the first)
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -50,15 +47,15 @@ class Walk:
     floor: np.ndarray  # (cells,) floor height under each cell
     graph: csr_matrix  # from -> to, weights in map units
     version: int
-    steps: tuple[np.ndarray, np.ndarray, np.ndarray]  # the graph's ways (from, to, length) before they were weighed
+    hazard: np.ndarray  # (cells,) bool: a hurting floor (a step onto one weighs HAZARD_COST steps)
     winding: frozenset[tuple[int, int]] = frozenset()  # steps (from, to) up winding stairs: a bent way only (`_stairs`)
 
     @cached_property
     def lengths(self) -> csr_matrix:
-        """Return the ways with each step at its length, not its weight (a step onto a hurting floor, or along a
-        teleport's brink): how far things are."""
-        a, b, length = self.steps
-        return coo_matrix((length, (a, b)), shape=self.graph.shape).tocsr()
+        """Return the ways with each step at its length (a step onto a hurting floor too): how far things are."""
+        plain = self.graph.copy()
+        plain.data = np.where(self.hazard[plain.indices], plain.data / HAZARD_COST, plain.data)
+        return plain
 
     def reach(self, cell: int) -> np.ndarray:
         """Return a mask of the cells reachable from `cell`."""
@@ -106,7 +103,6 @@ class LiveGrid:
         # door sector -> the sectors round it
         self._door_sides = {door: g.neighbours(door) for door in np.flatnonzero(self.pushable_door).tolist()}
         self.teleports = _teleports(grid, g)
-        self.brink = _brink(grid, g)
         self._pairs = _neighbour_pairs(grid.nx, grid.ny)
         self._teleported = [_teleported(grid, g, src, dst) for (src, dst), _step in self._pairs]
         self._version = 0
@@ -213,9 +209,9 @@ class LiveGrid:
         cells_t, doors_t = self._rows[shut], touched[shut]
         beside = entry[cells_t] != doors_t
         door_cell[cells_t[beside]] = doors_t[beside]
-        rows, cols, lengths, weights = [], [], [], []
+        rows, cols, weights = [], [], []
         winding: list[tuple[np.ndarray, np.ndarray, float]] = []  # steps up a winding stair (a bent way only)
-        onto, off = np.where(self.grid.hazard, HAZARD_COST, 1.0), np.where(self.brink, BRINK_COST, 1.0)
+        hazard = self.grid.hazard
         for ((src, dst), step), teleported in zip(self._pairs, self._teleported, strict=True):
             ok = standable[src] & standable[dst]
             s, d = src[ok], dst[ok]
@@ -233,8 +229,7 @@ class LiveGrid:
                 fine &= passable
                 rows.append(a[fine])
                 cols.append(b[fine])
-                lengths.append(np.full(int(fine.sum()), step))
-                weights.append(step * onto[b[fine]] * off[a[fine]])
+                weights.append(np.where(hazard[b[fine]], step * HAZARD_COST, step))
                 bent &= passable
                 winding.append((a[bent], b[bent], step))
         for _line, src_cells, dest in self.teleports:
@@ -242,38 +237,35 @@ class LiveGrid:
             if standable[dest] and len(src_ok):
                 rows.append(src_ok)
                 cols.append(np.full(len(src_ok), dest))
-                lengths.append(np.full(len(src_ok), CELL))
-                weights.append(np.full(len(src_ok), CELL))  # a teleport taken from the brink weighs its length
+                weights.append(np.full(len(src_ok), CELL))
         self._version += 1
-        a, b, length = np.concatenate(rows), np.concatenate(cols), np.concatenate(lengths)
-        graph = coo_matrix((np.concatenate(weights), (a, b)), shape=(self.n, self.n)).tocsr()
-        graph, bent, extra = _with_winding(graph, winding, lambda a, b: onto[b] * off[a])
-        steps = (np.concatenate([a, extra[0]]), np.concatenate([b, extra[1]]), np.concatenate([length, extra[2]]))
-        return Walk(standable, floor, graph, self._version, steps, bent)
+        graph = coo_matrix(
+            (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n)
+        ).tocsr()
+        graph, bent = _with_winding(graph, winding, hazard)
+        return Walk(standable, floor, graph, self._version, hazard, bent)
 
 
 def _with_winding(
-    graph: csr_matrix,
-    winding: list[tuple[np.ndarray, np.ndarray, float]],
-    weigh: Callable[[np.ndarray, np.ndarray], np.ndarray],
-) -> tuple[csr_matrix, frozenset[tuple[int, int]], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    graph: csr_matrix, winding: list[tuple[np.ndarray, np.ndarray, float]], hazard: np.ndarray
+) -> tuple[csr_matrix, frozenset[tuple[int, int]]]:
     """Return the graph with the steps up winding stairs that lead where the walk has no other way to: from one
-    part of the grid to another that cannot be walked to and back (out of a pit), those steps, and their (from, to,
-    length). Elsewhere the grid's own steps already climb the stair, and a bent way would only cut a corner the walk
-    then has to steer round."""
-    none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    part of the grid to another that cannot be walked to and back (out of a pit), and those steps. Elsewhere
+    the grid's own steps already climb the stair, and a bent way would only cut a corner the walk then has to steer
+    round."""
     a = np.concatenate([w[0] for w in winding])
     if not len(a):
-        return graph, frozenset(), none
+        return graph, frozenset()
     b = np.concatenate([w[1] for w in winding])
     step = np.concatenate([np.full(len(w[0]), w[2]) for w in winding])
     _n, part = connected_components(graph, directed=True, connection="strong")
     new = part[a] != part[b]
     if not new.any():
-        return graph, frozenset(), none
-    a, b, step = a[new], b[new], step[new]
-    extra = coo_matrix((step * weigh(a, b), (a, b)), shape=graph.shape)
-    return (graph + extra.tocsr()).tocsr(), frozenset(zip(a.tolist(), b.tolist(), strict=True)), (a, b, step)
+        return graph, frozenset()
+    extra = coo_matrix(
+        (np.where(hazard[b[new]], step[new] * HAZARD_COST, step[new]), (a[new], b[new])), shape=graph.shape
+    )
+    return (graph + extra.tocsr()).tocsr(), frozenset(zip(a[new].tolist(), b[new].tolist(), strict=True))
 
 
 def _touches(grid: NavGrid, g: MapGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
@@ -382,24 +374,6 @@ def _teleports(grid: NavGrid, g: MapGeometry) -> list[tuple[int, np.ndarray, int
         cells = np.flatnonzero((t > 0.05) & (t < 0.95) & (side > 0) & (side <= TELEPORT_DEPTH))
         if len(cells):
             out.append((line, cells, dest))
-    return out
-
-
-def _brink(grid: NavGrid, g: MapGeometry) -> np.ndarray:
-    """Return the cells whose centre lies within BRINK of a repeatable teleport line on its front side (freedoom2
-    MAP19's tag-12 pad, 8 units from the one way past it the grid had: a player drifting that far was teleported
-    away, 16 times in 20,000 frames). A walk keeps off them where it has another way at all near."""
-    out = np.zeros(len(grid.cx), dtype=bool)
-    px, py = grid.cx + 0.37, grid.cy + 0.29  # as the grid's sectors were read
-    for line, special in enumerate(g.line_special.tolist()):
-        if special not in REPEAT_TELEPORTS:
-            continue
-        (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
-        dx, dy = bx - ax, by - ay
-        length = max(math.hypot(dx, dy), 1e-9)
-        along = ((px - ax) * dx + (py - ay) * dy) / length
-        side = ((px - ax) * dy - (py - ay) * dx) / length  # positive on the front side
-        out |= (along > -BRINK) & (along < length + BRINK) & (side > 0) & (side < BRINK)
     return out
 
 

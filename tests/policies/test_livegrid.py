@@ -183,53 +183,6 @@ def test_winding_stairs_are_climbed_on_a_bent_way():
 
 
 @pytest.mark.slow
-def test_a_walk_keeps_off_the_brink_of_a_teleport_pad():
-    # freedoom2 MAP19: a teleport pad (sector 274, lines 1443-1446, special 97: every crossing from outside teleports)
-    # fills most of the mouth of the alcove of sector 3 (nukage, floor 480) where the tag-14 lift switch is. Beside it
-    # a player's centre passes 8 units east of it or 24 west. The walk took the east gap, drifted onto the pad and
-    # was teleported away, 16 times in 20,000 frames (seed 8007).
-    from scipy.sparse.csgraph import dijkstra
-
-    grid = LiveGrid(auto_rooms(MapGeometry.load("MAP19", "freedoom2.wad")))
-    nav, walk = grid.grid, _walk(grid)
-    near_pad = [
-        nav.centre(int(c)) for c in np.flatnonzero(grid.brink) if -900 < nav.cx[c] < -700 and -50 < nav.cy[c] < 100
-    ]
-    assert (-760.0, 40.0) in near_pad and (-840.0, 40.0) in near_pad  # 8 units east and west of it
-    assert all(not (-832 < x < -768 and 0 < y < 64) for x, y in near_pad)  # none on the pad (left from behind)
-    trough, alcove = nav.cell_of(-712.0, -8.0), nav.cell_of(-760.0, 152.0)
-    _dist, pred = walk.field_to(np.array([alcove]))
-    path, cell = [], trough
-    while cell != alcove:
-        path.append(cell)
-        cell = int(pred[cell])
-    assert not grid.brink[path].any()
-    assert min(nav.centre(c)[0] for c in path) < -840  # by the west gap
-    # The steps weigh more, their lengths do not: by length the way past the pad's east side is still the nearest.
-    assert dijkstra(walk.lengths, indices=[trough], min_only=True)[alcove] < 200
-
-
-@pytest.mark.slow
-def test_a_teleport_taken_from_its_brink_weighs_its_length():
-    # freedoom1 E2M2's line 82 (special 97, tag 5): of the cells that step over it, (376, 56) lies within BRINK of
-    # it. A draft weighed every step onto the brink, and the walk to the blue keycard went 1,615 units round, not
-    # 1,276, and stalled on the way (seed 8007: to the cap, where the map exits at 4,338 frames otherwise).
-    from doomagent.env.navgrid import CELL
-    from doomagent.policies._livegrid import BRINK_COST
-
-    grid = LiveGrid(auto_rooms(MapGeometry.load("E2M2", "freedoom1.wad")))
-    walk = _walk(grid)
-    _line, cells, dest = next(t for t in grid.teleports if t[0] == 82)
-    src = grid.grid.cell_of(376.0, 56.0)
-    assert src in cells and grid.brink[src]
-    assert walk.graph[src, dest] == CELL  # taken: its length
-    steps = walk.graph[src]
-    past = [int(c) for c in steps.indices if c != dest]  # on past it, to a neighbour: BRINK_COST times the length
-    assert past and all(steps[0, c] >= BRINK_COST * CELL for c in past)
-    assert walk.lengths[src, dest] == CELL and all(walk.lengths[src, c] <= CELL * 1.5 for c in past)
-
-
-@pytest.mark.slow
 def test_a_player_over_a_pit_held_up_by_a_stair_stands_on_the_stair():
     # freedoom2 MAP25's spiral stair: a player at (-964, 1077) stands at -184 (step 347 is within its radius), its
     # centre over a cell of the pit (-256). A way walked from the pit's cell led back down and round.
