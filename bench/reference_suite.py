@@ -112,8 +112,8 @@ TUNED_TRIALS["MAP23"] = (8000, 8006)
 TUNED_TRIALS["E3M7"] = (8000,)
 TUNED_SEEDS = TUNED_SEEDS | {8007}
 # For 0.7.19: E3M7 seed 8000 played again (the timed doors); freedoom2 MAP19 and freedoom1 E2M8 seed 8007 traced
-# (the teleport pad beside MAP19's tag-14 switch; E2M8's Cyberdemons), and every map on seed 8007 played with 0.7.19
-# (all on seeds already counted as tuned).
+# (the teleport pad beside MAP19's tag-14 switch; E2M8's Cyberdemons), E2M2, E4M4 and MAP14 seed 8007 traced, and
+# every map on seed 8007 played with the two drafts left out of 0.7.19 (all on seeds already counted as tuned).
 
 
 def tuned_on(name: str, seed: int) -> bool:

@@ -107,7 +107,7 @@ class Stairs:
         seen = self._winds.setdefault(key, {})
         heard = (low, high, heights[fine].tobytes())
         if heard not in seen:
-            if len(seen) >= SEEN:  # a lift near the stair ridden up and down: keep the last heights only
+            if len(seen) >= SEEN:  # a lift near the stair ridden up and down: start the pair's answers afresh
                 seen.clear()
             seen[heard] = self._bent(a, b, key, low, high, heights) is not None
         return seen[heard]
