@@ -14,6 +14,7 @@ from doomagent.policies._explore_walk import BOSS, Goal
 from doomagent.policies._livegrid import LiveGrid, dilate
 from doomagent.policies._sight import EYE, Sight
 
+BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
 BOSS_NEAR = 96.0  # map units from a live boss at which the walk to it stops (the navigator fights it)
 
 

@@ -22,7 +22,7 @@ from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._footing import standing_cell, up_the_stair
-from doomagent.policies._interactions import Interaction
+from doomagent.policies._interactions import Interaction, aim_at_target
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._steer import (
     ProgressWatch,
@@ -427,7 +427,7 @@ class Walker:
         if item.kind == "walk" or (item.kind == "exit" and self._walked(item)):
             return self._cross(obs, here, goal, item)
         if item.kind == "shoot":
-            turn = turn_toward(obs, item.where, tolerance=4.0)
+            turn = turn_toward(obs, aim_at_target(self.room_map, item, here), tolerance=4.0)
             if turn is not None:
                 return turn
             goal.presses += 1

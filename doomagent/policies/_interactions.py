@@ -18,14 +18,18 @@ import numpy as np
 
 from doomagent.env import _triggers, specials
 from doomagent.env._plan_world import KEY_NAMES, moved_sectors
+from doomagent.env.observation import LiveMap
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
+from doomagent.policies._livegrid import LiveGrid
+from doomagent.policies._sight import Sight
 from doomagent.policies._use_spot import open_way, shut_ways, use_cells
 
 Kind = Literal["switch", "walk", "shoot", "key", "exit"]
 CROSS_DEPTH = 24.0  # cells this close to a walk-over line (on either side) are where it is crossed from
 KEY_REACH = 44.0  # cells this close to a key on both axes (the boxes touch within 36; the walk then presses on to it)
 SHOOT_RANGE = 768.0  # the farthest a target line is shot at from
+SHOT_Z = 36.0  # the height over its floor a player's bullet flies at (half its 56 units, and 8 more)
 # Vanilla specials that can be set off again (WR, SR, GR); Boom's generalized ones say so in their lowest bit.
 REPEATABLE = frozenset(
     {72, 73, 74, 75, 76, 77, 79, 80, 81, 82, 83, 84, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 105, 106}
@@ -66,6 +70,7 @@ class Interaction:
     on_mover: int = -1  # a key on a sector that moves: that sector
     mover_cells: np.ndarray | None = field(default=None, repr=False)  # and where it is taken from, its floor anywhere
     down_to_lowest: bool = False  # it takes its floors down to the lowest floor beside them (DOWN_TO_LOWEST)
+    shot_from: tuple[int, np.ndarray] | None = field(default=None, repr=False)  # a target's: (heights, cells) kept
 
     def usable(
         self, room_map: RoomMap, floors: np.ndarray, ceilings: np.ndarray, first: np.ndarray | None = None
@@ -178,19 +183,55 @@ def _place(room_map: RoomMap, item: Interaction, trigger: str) -> None:
         item.cells = np.union1d(*item.sides)
         return
     cells = []
-    g = room_map.geometry
     for line in item.lines:  # shoot: from in front of it, with nothing shut between (a shot flies as a use reaches)
-        # The shot is to reach a point just in front of it: the line is itself a wall (one-sided, or the face of a shut
-        # sector), and a sight line ending on it counts as blocked (freedoom2 MAP20's target, every one of MAP11's).
-        (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
-        length = max(math.hypot(bx - ax, by - ay), 1e-9)
-        mx, my = g.line_midpoint(line)
-        aim = (mx + 2.0 * (by - ay) / length, my - 2.0 * (bx - ax) / length)
+        aim = target_point(room_map, line)
         ahead, _ = _line_sides(room_map, line, SHOOT_RANGE)
         for c in ahead[:: max(1, len(ahead) // 400)]:
             if room_map.clear_use(grid.centre(int(c)), aim):
                 cells.append(int(c))
     item.cells = np.array(sorted(set(cells)), dtype=np.int64)
+
+
+def target_point(room_map: RoomMap, line: int) -> tuple[float, float]:
+    """Return the point a shot at a target line aims for: 2 units in front of its middle (the line is itself a wall,
+    one-sided or the face of a shut sector, and a sight line ending on it counts as blocked: freedoom2 MAP20's target,
+    every one of MAP11's)."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    length = max(math.hypot(bx - ax, by - ay), 1e-9)
+    mx, my = g.line_midpoint(line)
+    return mx + 2.0 * (by - ay) / length, my - 2.0 * (bx - ax) / length
+
+
+def aim_at_target(room_map: RoomMap, item: Interaction, here: tuple[float, float]) -> tuple[float, float]:
+    """Return where to shoot a target from here: the nearest of its lines in clear view (one interaction may be several
+    lines far apart: freedoom1 E2M8's tag-3 targets open three closets across the map), else its first line."""
+    points = [target_point(room_map, line) for line in item.lines]
+    seen = [p for p in points if room_map.clear_use(here, p)]
+    return min(seen, key=lambda p: math.dist(here, p)) if seen else points[0]
+
+
+def shot_cells(item: Interaction, live_grid: LiveGrid, sight: Sight, live: LiveMap) -> np.ndarray:
+    """Return the cells of a target's (`item.cells`, in view in front of its lines) from which a level shot gets to one
+    of its lines at the heights now (`sight`: the map's sight lines; the explorer shares its bosses'): freedoom2
+    MAP11's targets are the back walls of windows 88 to 120 units up, shot only from floors 52 to 84 up; from the floor
+    below, every shot hit the wall under them and moved nothing."""
+    key = hash((live.floors.tobytes(), live.ceilings.tobytes()))
+    if item.shot_from is not None and item.shot_from[0] == key:
+        return item.shot_from[1]
+    grid, sector = live_grid.grid, live_grid.sector
+    points = [target_point(live_grid.room_map, line) for line in item.lines]
+    cells = [
+        int(c)
+        for c in item.cells.tolist()
+        if any(
+            sight.level_shot(live, grid.centre(c), float(live.floors[sector[c]]) + SHOT_Z, p)
+            for p in points
+            if math.dist(grid.centre(c), p) <= SHOOT_RANGE + 8.0
+        )
+    ]
+    item.shot_from = (key, np.array(cells, dtype=np.int64))
+    return item.shot_from[1]
 
 
 def _line_sides(room_map: RoomMap, line: int, depth: float, anywhere: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -29,28 +29,49 @@ class Sight:
         self.segments = np.hstack([ends[:, 0], ends[:, 1]])
         self.front, self.back = geometry.line_front, geometry.line_back
 
+    def _openings(
+        self, live: LiveMap, a: tuple[float, float], b: tuple[float, float]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Return, for the lines the segment a-b crosses, the bottom and top of each opening at the heights now and
+        where along a-b (0 to 1) it meets each; None when one of them is one-sided (a wall)."""
+        hits, along = crossed(a, b, self.segments)
+        lines = np.flatnonzero(hits)
+        front, back = self.front[lines], self.back[lines]
+        if (back < 0).any():
+            return None
+        low = np.maximum(live.floors[front], live.floors[back])
+        high = np.minimum(live.ceilings[front], live.ceilings[back])
+        return low, high, along[lines]
+
     def sees(self, live: LiveMap, eye: tuple[float, float, float], target: tuple[float, float]) -> bool:
         """Return True when a monster standing at `target` (on its sector's floor now) and the eye at `eye` (x, y,
         z: the player's floor plus EYE) see each other."""
-        hits, along = crossed(eye[:2], target, self.segments)
-        lines = np.flatnonzero(hits)
-        if not len(lines):
-            return True
-        front, back = self.front[lines], self.back[lines]
-        if (back < 0).any():
+        openings = self._openings(live, eye[:2], target)
+        if openings is None:
             return False
-        low = np.maximum(live.floors[front], live.floors[back])
-        high = np.minimum(live.ceilings[front], live.ceilings[back])
+        low, high, along = openings
+        if not len(low):
+            return True
         if (high <= low).any():
             return False
         # The sight line's height where it meets a line is eye + t (z - eye) for a target height z; each opening
         # bounds z from both sides. The target is seen when some z within its body passes them all.
         base = float(live.floors[self.geometry.sector_at(*target)])
-        t = np.maximum(along[lines], 1e-6)
+        t = np.maximum(along, 1e-6)
         z = eye[2]
         lowest = max(base, float(np.max(z + (low - z) / t)))
         highest = min(base + BODY, float(np.min(z + (high - z) / t)))
         return lowest <= highest
+
+    def level_shot(self, live: LiveMap, start: tuple[float, float], z: float, target: tuple[float, float]) -> bool:
+        """Return True when a bullet fired level at height `z` from `start` gets to `target`: every line on the way
+        two-sided, its opening spanning z at the heights now (one meets the face of a step up, or a lintel, and stops
+        there: a player cannot aim up or down, and with no monster to aim at a shot flies level)."""
+        openings = self._openings(live, start, target)
+        if openings is None:
+            return False
+        low, high, _along = openings
+        return bool(((low <= z) & (z <= high) & (low < high)).all())
 
     def clear_shot(
         self, live: LiveMap, position: tuple[float, float, float], angle: float, length: float, *, radius: float

@@ -26,9 +26,9 @@ from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
 from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
-from doomagent.policies._bosses import Bosses
+from doomagent.policies._bosses import BOSS_CLASSES, Bosses
 from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
-from doomagent.policies._interactions import Interaction, interactions, key_takes, plan_steps
+from doomagent.policies._interactions import Interaction, interactions, key_takes, plan_steps, shot_cells
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
@@ -45,7 +45,6 @@ RECHECK_EVERY = 60  # decisions between checks, on a walk, whether the player ha
 UNSEEN = "ground not seen yet"
 LOOKS = frozenset({OPENED, UNSEEN, "somewhere far"})  # walks that no interaction is the end of
 WhatIf = tuple[int, bool, np.ndarray | None, int, tuple[Interaction, ...], int]  # one interaction's what-if, kept
-BOSS_CLASSES = {3003: "BaronOfHell", 16: "Cyberdemon", 7: "SpiderMastermind", 67: "Fatso", 68: "Arachnotron"}
 
 
 @dataclass
@@ -208,6 +207,7 @@ class Explorer:
     def _done_from(self, item: Interaction, live: LiveMap) -> np.ndarray:
         """Return the cells an interaction can be done from now."""
         cells = self._crossings(item) if self._crossed(item) else item.cells
+        cells = shot_cells(item, self.live_grid, self.boss_walks.sight, live) if item.kind == "shoot" else cells
         if item.mover_cells is not None:  # a key on a floor that moves: where it is taken from with the floor as it is
             cells = item.mover_cells
             cells = cells[key_takes(live.floors[item.on_mover] - live.floors[self.live_grid.sector[cells]])]
@@ -285,9 +285,9 @@ class Explorer:
         if exits:
             self._choose(min(exits, key=lambda e: e[0])[1], "the exit is open")
             return
-        # With the pistol alone, what brings a gun within reach goes before the plan (freedoom1 E1M8's barons are
-        # fought with what lies behind the pillars its armor lowers).
-        if not self.god and set(hud.weapons) <= {1, 2}:
+        # With the pistol alone, what brings a gun within reach goes before the plan (freedoom1 E1M8's barons); on a
+        # boss map, in god mode too (E2M8's two Cyberdemons outlast the pistol; its guns lie in closets shots open).
+        if (not self.god or self.bosses) and set(hud.weapons) <= {1, 2}:
             arms = [(near(i.live_cells), i) for i in open_items if i.kind != "exit" and not i.uses]
             arms = [(d, i) for d, i in arms if d <= SUPPLY_REACH and self._gain(i, live, reach, start) and i.arms]
             if arms:

@@ -299,8 +299,9 @@ class ReferenceNavigator:
         riding = (goal := self.explorer.walker.goal) is not None and goal.label == RIDE  # the lift waits for nobody
         reach = (GOD_FIGHT_RANGE if boxed is None else BOXED_FIGHT_RANGE) if self.god else self.fight_range
         # With the pistol alone, a tough monster is left be while a better gun lies on the map: it is fetched first; one
-        # within WEAK_NEAR is fought all the same (it claws or blocks the way to the gun).
-        weak = not self.god and set(obs.hud.weapons) <= {1, 2} and self.explorer.supplies.weapons_left()
+        # within WEAK_NEAR is fought all the same (it claws or blocks the way to the gun). Taking no damage too: a boss
+        # the map waits for (freedoom1 E2M8's Cyberdemons) is not worn down with the pistol while a gun lies there.
+        weak = set(obs.hud.weapons) <= {1, 2} and self.explorer.supplies.weapons_left()
         live = [
             o
             for o in obs.objects

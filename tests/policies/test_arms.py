@@ -113,3 +113,40 @@ def test_a_gun_close_by_breaks_a_walk_off_once_the_walk_can_reach_it():
     explorer._update(LiveMap(lowered, live.ceilings, frozenset(), ()))
     assert explorer._weapon_near(hall, pistol)  # within reach now: the walk to it at once
     assert not explorer._weapon_near(hall, pistol)  # the walk to it is on: not again for a while
+
+
+def test_a_target_of_several_lines_is_shot_at_the_line_in_view():
+    # freedoom1 E2M8: one tag-3 target (special 46) is three lines in three closets across the map (the chaingun's
+    # at x = 1128, the rocket launcher's at y = -680, the shotgun's at y = 1384). The shot aimed at the first line's
+    # middle from in front of another, through walls, and moved nothing; it is aimed at the line in view.
+    from doomagent.policies._interactions import aim_at_target, interactions, target_point
+
+    g = MapGeometry.load("E2M8", "freedoom1.wad")
+    rooms = auto_rooms(g)
+    target = next(i for i in interactions(rooms) if i.kind == "shoot")
+    assert set(target.lines) == {225, 236, 247}
+    for line, here in ((225, (1000.0, -480.0)), (236, (-864.0, -560.0)), (247, (32.0, 1300.0))):
+        assert aim_at_target(rooms, target, here) == target_point(rooms, line)
+    assert target.where == g.line_midpoint(225)  # what was aimed at from everywhere
+
+
+def test_a_target_is_shot_only_from_where_a_level_shot_gets_to_it():
+    # freedoom2 MAP11: the tag-20 target (line 89) is the back wall of a window 88 to 120 units up (sector 589); its
+    # cells in front lie on floors -36 and -32, where a bullet flies 36 units over the floor and hits the wall under
+    # the window. The walk went there and fired 24 times for nothing. From a floor 52 to 84 up the shot gets in.
+    from doomagent.env.observation import LiveMap
+    from doomagent.policies._interactions import SHOT_Z, interactions, shot_cells
+    from doomagent.policies._livegrid import LiveGrid
+
+    g = MapGeometry.load("MAP11", "freedoom2.wad")
+    rooms = auto_rooms(g)
+    lg, sight = LiveGrid(rooms), Sight(g)
+    target = next(i for i in interactions(rooms) if i.kind == "shoot" and i.lines == (89,))
+    live = LiveMap(g.sector_floor.astype(float), g.sector_ceiling.astype(float), frozenset(), ())
+    assert len(target.cells) and not len(shot_cells(target, lg, sight, live))
+    low = next(i for i in interactions(rooms) if i.kind == "shoot" and i.lines == (376,))  # in a room at its height
+    assert len(shot_cells(low, lg, sight, live)) == len(low.cells)
+    raised = LiveMap(live.floors.copy(), live.ceilings, frozenset(), ())
+    sectors = np.unique(lg.sector[target.cells])
+    raised.floors[sectors] = 100.0 - SHOT_Z  # (as though the floor in front rose: the bullet flies at 100)
+    assert len(shot_cells(target, lg, sight, raised))

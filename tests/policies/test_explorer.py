@@ -294,3 +294,18 @@ def test_a_winding_stair_is_walked_up_out_of_a_pit():
         assert highest >= -48, nav.explorer.log[-10:]
     finally:
         e.close()
+
+
+@pytest.mark.engine
+@pytest.mark.timeout(300)  # about 7,300 frames of play: about 30 s here
+def test_a_boss_map_arms_the_player_before_the_boss_taking_no_damage_too():
+    # freedoom1 E2M8 (seed 8008): the map ends when its two Cyberdemons die. The guns lie in closets that open when
+    # the tag-3 target lines are shot. Taking no damage, the walk went to the bosses with the pistol and punched them
+    # to the frame cap; the shot at the target, aimed at another closet's line, moved nothing. The target is now
+    # shot first, at the line in view, and the guns found there end the map.
+    nav, info = _play("freedoom1.wad", "E2M8", frames=12000, seed=8008)
+    log = nav.explorer.log
+    assert info["outcome"] == "exit", log[-10:]
+    shot = next(i for i, line in enumerate(log) if "target (tag 3) that moves a floor set its sectors moving" in line)
+    assert "it brings a gun within reach" in log[shot - 1], log[: shot + 1]
+    assert not any("walk to the boss" in line for line in log[:shot])
