@@ -101,9 +101,7 @@ class Stairs:
     def _winding(self, a: int, b: int, key: int, low: float, high: float, heights: np.ndarray) -> bool:
         """Return whether a -> b is climbed on a bent way (`_bent`), read again only where the heights it depends on
         have changed since it was last asked."""
-        fine = self._fine.get(key)
-        if fine is None:
-            fine = self._fine[key] = self._read_fine(a, b)
+        fine = self._fine_of(key, a, b)
         seen = self._winds.setdefault(key, {})
         heard = (low, high, heights[fine].tobytes())
         if heard not in seen:
@@ -130,12 +128,17 @@ class Stairs:
             point = int(came[point])
         return [(ax, ay), *reversed(out)]
 
-    def _bent(self, a: int, b: int, key: int, low: float, high: float, heights: np.ndarray) -> np.ndarray | None:
-        """Return, for each point of the finer grid reached from a's centre, the point it was reached from (-1: not
-        reached), or None when b's centre is not reached."""
+    def _fine_of(self, key: int, a: int, b: int) -> np.ndarray:
+        """Return the sectors each point of the pair's finer grid touches, read once per pair."""
         fine = self._fine.get(key)
         if fine is None:
             fine = self._fine[key] = self._read_fine(a, b)
+        return fine
+
+    def _bent(self, a: int, b: int, key: int, low: float, high: float, heights: np.ndarray) -> np.ndarray | None:
+        """Return, for each point of the finer grid reached from a's centre, the point it was reached from (-1: not
+        reached), or None when b's centre is not reached."""
+        fine = self._fine_of(key, a, b)
         point = heights[fine].max(axis=1)
         start, end = _corner(self._grid, a, b), _corner(self._grid, b, a)
         point[start] = low
