@@ -21,7 +21,7 @@ from doomagent.env._plan_world import KEY_NAMES, moved_sectors
 from doomagent.env.observation import LiveMap
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.policies._livegrid import LiveGrid
+from doomagent.policies._livegrid import LiveGrid, moved
 from doomagent.policies._sight import Sight
 from doomagent.policies._use_spot import open_way, shut_ways, use_cells
 
@@ -298,4 +298,24 @@ def plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interact
         else:
             match = []
         out.extend(m for m in match[:1] if m not in out)
+    return out
+
+
+def set_off_already(
+    items: list[Interaction],
+    shared: dict[tuple[int, ...], list[Interaction]],
+    live: LiveMap,
+    floors: np.ndarray,
+    ceilings: np.ndarray,
+) -> list[Interaction]:
+    """Mark done, and return, the one-shot interactions whose sectors have moved since the map began (`floors`,
+    `ceilings`): a trigger line crossed on the way somewhere else, which moves nothing when crossed again. Only where
+    no other interaction moves the same sectors (that one may have moved them)."""
+    out = []
+    for item in items:
+        if item.done or item.repeat or not item.moves or len(shared.get(item.moves, [])) > 1:
+            continue
+        if moved(live, list(item.moves), floors, ceilings):
+            item.done = True
+            out.append(item)
     return out

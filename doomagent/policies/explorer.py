@@ -28,7 +28,14 @@ from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._bosses import BOSS_CLASSES, Bosses
 from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
-from doomagent.policies._interactions import Interaction, interactions, key_takes, plan_steps, shot_cells
+from doomagent.policies._interactions import (
+    Interaction,
+    interactions,
+    key_takes,
+    plan_steps,
+    set_off_already,
+    shot_cells,
+)
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
@@ -68,7 +75,7 @@ class Explorer:
     _whatif: dict[tuple[int, int], WhatIf] = field(default_factory=dict)  # (item, reach) -> gain, ..., claims
     _promised: set[int] = field(default_factory=set)  # ids of what the last walk across was chosen for (its claims)
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
-    _shared: dict[tuple[int, ...], int] = field(default_factory=dict)  # moved sectors -> interactions moving them
+    _shared: dict[tuple[int, ...], list[Interaction]] = field(default_factory=dict)  # moved sectors -> what moves them
     _wanders: int = 0
     # Items worth their detour on the way to the exit, planned once: cell, label, the weapon slot it is worth only with
     _detours: list[tuple[int, str, int]] | None = None
@@ -87,7 +94,7 @@ class Explorer:
         self._seen = Seen.of(self.live_grid.n)
         for item in self.items:
             if item.moves:
-                self._shared[item.moves] = self._shared.get(item.moves, 0) + 1
+                self._shared.setdefault(item.moves, []).append(item)
 
     @classmethod
     def for_map(
@@ -257,7 +264,9 @@ class Explorer:
         def near(cells: np.ndarray) -> float:
             return float(dist[cells].min()) if len(cells) else math.inf
 
-        self._set_off_already(live)
+        assert self._start is not None
+        for item in set_off_already(self.items, self._shared, live, *self._start):
+            self._note(f"{item.text} was set off already")
         open_items = [i for i in self.items if self._open(i, live)]
         for item in open_items:
             item.live_cells = self._done_from(item, live)
@@ -418,19 +427,6 @@ class Explorer:
                 steps = walk.graph[a][:, b]
                 out.append(a[np.diff(steps.indptr) > 0])
         return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
-
-    def _set_off_already(self, live: LiveMap) -> None:
-        """Mark done the one-shot interactions whose sectors have moved since the map began (a trigger line crossed
-        on the way somewhere else): doing them again moves nothing. Only where no other interaction shares the
-        sectors (that one may have moved them)."""
-        assert self._start is not None
-        floors, ceilings = self._start
-        for item in self.items:
-            if item.done or item.repeat or not item.moves or self._shared.get(item.moves, 0) > 1:
-                continue
-            if moved(live, list(item.moves), floors, ceilings):
-                item.done = True
-                self._note(f"{item.text} was set off already")
 
     def _gain(self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int) -> tuple[int, bool]:
         """Return (cells of new ground it would open, whether an exit would come within reach) were the interaction

@@ -220,3 +220,24 @@ def test_ground_given_up_counts_as_seen_round_it_and_no_farther(e1m2):
     assert seen.cells.sum() == near.sum()  # nothing beyond it
     after = seen.nearest_unseen(reach, dist)
     assert after is not None and not near[after[0]]
+
+
+@pytest.mark.slow
+def test_a_trigger_crossed_on_the_way_counts_as_set_off_unless_another_moves_its_sectors():
+    # freedoom1 E4M2's sector 222 (tag 5): trigger line 1467 (W1) raises it, switches 1182 and 1466 (S1) lower it to
+    # the lowest floor beside it. With both on the map there is no telling which moved it: neither is marked.
+    from doomagent.env.observation import LiveMap
+    from doomagent.policies._interactions import set_off_already
+
+    rooms = auto_rooms(MapGeometry.load("E4M2", "freedoom1.wad"))
+    g = rooms.geometry
+    items = [i for i in interactions(rooms) if i.moves == (222,)]
+    trigger = next(i for i in items if 1467 in i.lines)
+    floors, ceilings = g.sector_floor.astype(float), g.sector_ceiling.astype(float)
+    risen = floors.copy()
+    risen[222] = -32.0
+    assert len(items) == 2
+    assert set_off_already(items, {(222,): items}, LiveMap(floors, ceilings, frozenset()), floors, ceilings) == []
+    assert set_off_already(items, {(222,): items}, LiveMap(risen, ceilings, frozenset()), floors, ceilings) == []
+    alone = set_off_already([trigger], {(222,): [trigger]}, LiveMap(risen, ceilings, frozenset()), floors, ceilings)
+    assert alone == [trigger] and trigger.done
