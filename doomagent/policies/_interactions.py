@@ -10,6 +10,7 @@ is open only once both are pressed.
 
 from __future__ import annotations
 
+import collections
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -302,18 +303,15 @@ def plan_steps(plan: ProgressionPlan, items: list[Interaction]) -> list[Interact
 
 
 def set_off_already(
-    items: list[Interaction],
-    shared: dict[tuple[int, ...], list[Interaction]],
-    live: LiveMap,
-    floors: np.ndarray,
-    ceilings: np.ndarray,
+    items: list[Interaction], live: LiveMap, floors: np.ndarray, ceilings: np.ndarray
 ) -> list[Interaction]:
     """Mark done, and return, the one-shot interactions whose sectors have moved since the map began (`floors`,
     `ceilings`): a trigger line crossed on the way somewhere else, which moves nothing when crossed again. Only where
-    no other interaction moves the same sectors (that one may have moved them)."""
+    no other of `items` moves the same sectors (that one may have moved them)."""
+    movers = collections.Counter(item.moves for item in items)
     out = []
     for item in items:
-        if item.done or item.repeat or not item.moves or len(shared.get(item.moves, [])) > 1:
+        if item.done or item.repeat or not item.moves or movers[item.moves] > 1:
             continue
         if moved(live, list(item.moves), floors, ceilings):
             item.done = True

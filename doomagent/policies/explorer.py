@@ -75,7 +75,6 @@ class Explorer:
     _whatif: dict[tuple[int, int], WhatIf] = field(default_factory=dict)  # (item, reach) -> gain, ..., claims
     _promised: set[int] = field(default_factory=set)  # ids of what the last walk across was chosen for (its claims)
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
-    _shared: dict[tuple[int, ...], list[Interaction]] = field(default_factory=dict)  # moved sectors -> what moves them
     _wanders: int = 0
     # Items worth their detour on the way to the exit, planned once: cell, label, the weapon slot it is worth only with
     _detours: list[tuple[int, str, int]] | None = None
@@ -92,9 +91,6 @@ class Explorer:
         self.supplies = Supplies(self.room_map, self.skill)
         self.boss_walks = Bosses(self.room_map, self.live_grid, self.bosses)
         self._seen = Seen.of(self.live_grid.n)
-        for item in self.items:
-            if item.moves:
-                self._shared.setdefault(item.moves, []).append(item)
 
     @classmethod
     def for_map(
@@ -265,7 +261,7 @@ class Explorer:
             return float(dist[cells].min()) if len(cells) else math.inf
 
         assert self._start is not None
-        for item in set_off_already(self.items, self._shared, live, *self._start):
+        for item in set_off_already(self.items, live, *self._start):
             self._note(f"{item.text} was set off already")
         open_items = [i for i in self.items if self._open(i, live)]
         for item in open_items:

@@ -237,7 +237,7 @@ def test_a_trigger_crossed_on_the_way_counts_as_set_off_unless_another_moves_its
     risen = floors.copy()
     risen[222] = -32.0
     assert len(items) == 2
-    assert set_off_already(items, {(222,): items}, LiveMap(floors, ceilings, frozenset()), floors, ceilings) == []
-    assert set_off_already(items, {(222,): items}, LiveMap(risen, ceilings, frozenset()), floors, ceilings) == []
-    alone = set_off_already([trigger], {(222,): [trigger]}, LiveMap(risen, ceilings, frozenset()), floors, ceilings)
+    assert set_off_already(items, LiveMap(floors, ceilings, frozenset()), floors, ceilings) == []
+    assert set_off_already(items, LiveMap(risen, ceilings, frozenset()), floors, ceilings) == []
+    alone = set_off_already([trigger], LiveMap(risen, ceilings, frozenset()), floors, ceilings)
     assert alone == [trigger] and trigger.done
