@@ -99,6 +99,7 @@ class Walker:
     _decisions: int = 0
     _last: tuple[float, float] | None = None
     _speed: float = 0.0  # map units moved forward (along the view) in the last decision
+    _moved: tuple[float, float] = (0.0, 0.0)  # and the move itself
     _heights: tuple[np.ndarray, np.ndarray] | None = None  # last decision's heights
     _moving: int = -1_000_000  # the last decision on which some sector moved
     _moved_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per sector, last moved
@@ -167,7 +168,7 @@ class Walker:
         if self._last is not None:  # the speed along the view (a slide backward is no run to brake)
             heading = math.radians(obs.angle)
             dx, dy = here[0] - self._last[0], here[1] - self._last[1]
-            self._speed = dx * math.cos(heading) + dy * math.sin(heading)
+            self._speed, self._moved = dx * math.cos(heading) + dy * math.sin(heading), (dx, dy)
         self._last = here
         if self._heights is not None:
             stirred = (np.abs(live.floors - self._heights[0]) > 0.5) | (np.abs(live.ceilings - self._heights[1]) > 0.5)
@@ -340,6 +341,9 @@ class Walker:
             if not self.clear(here, grid.centre(b)):
                 break
             target = b
+        away = lg.teleport_ahead(here, self._moved, path)
+        if away is not None:
+            return step_toward(obs, away)
         walk = self.walk
         assert walk is not None
         point = up_the_stair(lg.stairs, walk, here, path, live.floors) or grid.centre(target)

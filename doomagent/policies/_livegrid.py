@@ -8,9 +8,10 @@ between neighbouring cells climbs at most 24 units, or more where stairs narrowe
 on the way (`_stairs`; a winding stair's bent way only where it is the one way up, out of a pit); drops are free.
 Doors a player pushes open (with the key their line needs) count as open, but are entered only from a cell that can push
 them: on the front side of one of their push lines and within use range (a door pushed from one face only is no way
-through from the other). Teleport lines lead from the cells on their front side to their destination; a step over a
-repeatable one from its front is no step at all (it teleports: freedoom1 E3M5's tag-6 lift is a teleport pad, never
-ridden).
+through from the other). Teleport lines lead from the cells on their front side to their destination, where a player
+there could step into the sector past the line (freedoom1 E4M9's tag-19 pad stands 120 units up until a switch lowers
+it); a step over a repeatable one from its front is no step at all (it teleports: freedoom1 E3M5's tag-6 lift is a
+teleport pad, never ridden).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ PUSH_REACH = 60.0  # map units from a cell's centre to a door's push line within
 TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step over it
 MOVED = 2.0  # map units a sector must move to count as moved
 REPEAT_TELEPORTS = frozenset({97, 208})  # teleport lines that teleport at every crossing (W1 ones only the first)
+COAST = 3.0  # decisions a player's run is taken to carry it on (Doom's friction takes about ten tics to stop a run)
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
@@ -105,7 +107,29 @@ class LiveGrid:
         self.teleports = _teleports(grid, g)
         self._pairs = _neighbour_pairs(grid.nx, grid.ny)
         self._teleported = [_teleported(grid, g, src, dst) for (src, dst), _step in self._pairs]
+        self._repeat_teleports = [ln for ln, sp in enumerate(g.line_special.tolist()) if sp in REPEAT_TELEPORTS]
         self._version = 0
+
+    def teleport_ahead(
+        self, here: tuple[float, float], moved: tuple[float, float], way: list[int]
+    ) -> tuple[float, float] | None:
+        """Return a point back on the front side of the repeatable teleport line that the player's run (`moved`, its
+        last decision's move, kept up COAST decisions) would carry it over, unless the way's teleport is that line's;
+        None when none would. A walk round a teleport pad that cuts its corner is sent away (freedoom2 MAP19's
+        tag-12 pad beside the way to the tag-14 lift)."""
+        g, a = self.geometry, np.array([here])
+        b = a + COAST * np.array([moved])
+        line = next((ln for ln in self._repeat_teleports if _over_from_front(g, [ln], a, b) is not None), None)
+        if line is None:
+            return None
+        for k in range(1, len(way)):
+            if math.dist(self.grid.centre(way[k - 1]), self.grid.centre(way[k])) > 2.5 * CELL:
+                if any(ln == line and way[k - 1] in cells for ln, cells, _dest in self.teleports):
+                    return None  # the way takes it
+                break
+        (lx, ly), (mx, my) = g.vertices[g.line_v[line]]
+        length = max(math.hypot(mx - lx, my - ly), 1e-9)
+        return here[0] + 32.0 * (my - ly) / length, here[1] - 32.0 * (mx - lx) / length
 
     def lowest_beside(self, sector: int, floors: np.ndarray) -> float:
         """Return the lowest floor next to a sector (where a lift goes down to), its own when none is lower."""
@@ -232,8 +256,12 @@ class LiveGrid:
                 weights.append(np.where(hazard[b[fine]], step * HAZARD_COST, step))
                 bent &= passable
                 winding.append((a[bent], b[bent], step))
-        for _line, src_cells, dest in self.teleports:
+        for line, src_cells, dest in self.teleports:
             src_ok = src_cells[standable[src_cells]]
+            beyond = int(self.geometry.line_back[line])
+            if not soft[beyond]:  # the player's centre crosses the line only where it may step into the sector past it
+                room = np.minimum(roof[src_ok], ceil[beyond]) - np.maximum(floor[src_ok], floors[beyond])
+                src_ok = src_ok[(floors[beyond] - floor[src_ok] <= MAX_STEP) & (room >= MIN_HEADROOM)]
             if standable[dest] and len(src_ok):
                 rows.append(src_ok)
                 cols.append(np.full(len(src_ok), dest))
@@ -360,8 +388,8 @@ def _teleports(grid: NavGrid, g: MapGeometry) -> list[tuple[int, np.ndarray, int
     out = []
     for line, special in enumerate(g.line_special.tolist()):
         kind = _triggers.classify(special)
-        if kind is None or kind.effect != "teleport" or kind.trigger != "walk":
-            continue
+        if kind is None or kind.effect != "teleport" or kind.trigger != "walk" or g.line_back[line] < 0:
+            continue  # (a one-sided line is never crossed)
         dest = tagged.get(int(g.line_tag[line]), -1)
         if dest < 0:
             continue

@@ -136,6 +136,32 @@ def test_a_repeatable_teleport_line_is_stepped_over_only_to_its_destination():
 
 
 @pytest.mark.slow
+def test_a_teleport_pad_is_taken_only_once_a_player_can_step_onto_it():
+    # freedoom1 E4M9's tag-19 pad (sector 214, lines 1216-1218 facing out) stands 120 units over the floor round it,
+    # its floor at its ceiling, until the tag-17 switch lowers it: till then its lines are never crossed.
+    rooms = auto_rooms(MapGeometry.load("E4M9", "freedoom1.wad"))
+    grid = LiveGrid(rooms)
+    beside, there = (224.0, 1320.0), (-2840.0, 808.0)  # sector 213 south of the pad (floor -8); its destination
+    assert not _distance(grid, _walk(grid), beside, there) < 1000
+    assert _distance(grid, _walk(grid, pad=(214, -8.0, 112.0)), beside, there) < 100
+
+
+@pytest.mark.slow
+def test_a_run_that_would_carry_the_player_onto_a_teleport_pad_is_pushed_back_unless_the_way_takes_it():
+    # freedoom2 MAP19: the way north to the tag-14 lift squeezes between the tag-12 pad (its east line 1445 at
+    # x = -768, facing east) and a raised block; a run north-west cuts the pad's corner and is sent across the map.
+    rooms = auto_rooms(MapGeometry.load("MAP19", "freedoom2.wad"))
+    grid = LiveGrid(rooms)
+    here = (-742.0, 23.0)
+    away = grid.teleport_ahead(here, (-9.0, 10.0), [])
+    assert away is not None and away[0] > here[0]  # pushed back east, off the line
+    assert grid.teleport_ahead(here, (0.0, 10.0), []) is None  # straight north: it stays clear
+    _line, cells, dest = next(t for t in grid.teleports if t[0] == 1445)
+    way = [grid.grid.cell_of(*here), int(cells[0]), dest]  # a way that takes this pad on purpose
+    assert grid.teleport_ahead(here, (-9.0, 10.0), way) is None
+
+
+@pytest.mark.slow
 def test_stairs_narrower_than_a_cell_are_climbed_step_by_step():
     # freedoom1 E4M1's start room has a pit (sector 30, floor -64) holding a shotgun; its stairs up (sectors 31, 33,
     # 32: -48, -32, -16, each 8 units deep) rise 32 units from one cell's centre to the next, 16 at a time.
