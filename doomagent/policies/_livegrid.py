@@ -108,6 +108,8 @@ class LiveGrid:
         self._pairs = _neighbour_pairs(grid.nx, grid.ny)
         self._teleported = [_teleported(grid, g, src, dst) for (src, dst), _step in self._pairs]
         self._repeat_teleports = [ln for ln, sp in enumerate(g.line_special.tolist()) if sp in REPEAT_TELEPORTS]
+        ends = g.vertices[g.line_v[self._repeat_teleports]].reshape(-1, 2, 2).astype(np.float64)
+        self._teleport_mid, self._teleport_half = ends.mean(axis=1), np.hypot(*(ends[:, 1] - ends[:, 0]).T) / 2
         self._version = 0
 
     def teleport_ahead(
@@ -119,7 +121,11 @@ class LiveGrid:
         tag-12 pad beside the way to the tag-14 lift)."""
         g, a = self.geometry, np.array([here])
         b = a + COAST * np.array([moved])
-        line = next((ln for ln in self._repeat_teleports if _over_from_front(g, [ln], a, b) is not None), None)
+        # Only a line whose middle lies within half its length and the run's of `here` can be crossed (most decisions
+        # none is: this runs every decision).
+        near = np.hypot(*(self._teleport_mid - a).T) <= self._teleport_half + COAST * math.hypot(*moved)
+        lines = [self._repeat_teleports[i] for i in np.flatnonzero(near)]
+        line = next((ln for ln in lines if _over_from_front(g, [ln], a, b) is not None), None)
         if line is None:
             return None
         for k in range(1, len(way)):
