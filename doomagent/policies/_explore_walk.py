@@ -23,7 +23,7 @@ from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._footing import standing_cell, up_the_stair
 from doomagent.policies._interactions import Interaction, aim_at_target
-from doomagent.policies._livegrid import LiveGrid, Walk, moved
+from doomagent.policies._livegrid import TELEPORT_JUMP, LiveGrid, Walk, moved
 from doomagent.policies._steer import (
     ProgressWatch,
     StillWatch,
@@ -55,7 +55,6 @@ BRAKE_TURN, BRAKE_SPEED = 60.0, 10.0  # a walk brakes before a turn of this many
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
 CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
-TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
 _SERIALS = itertools.count()
 
 

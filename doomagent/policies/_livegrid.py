@@ -38,6 +38,7 @@ TELEPORT_DEPTH = 24.0  # cells this close to a teleport line's front side step o
 MOVED = 2.0  # map units a sector must move to count as moved
 REPEAT_TELEPORTS = frozenset({97, 208})  # teleport lines that teleport at every crossing (W1 ones only the first)
 COAST = 3.0  # decisions a player's run is taken to carry it on (Doom's friction takes about ten tics to stop a run)
+TELEPORT_JUMP = 40.0  # map units between two cells of a way that only a teleporter explains
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
@@ -129,7 +130,7 @@ class LiveGrid:
         if line is None:
             return None
         for k in range(1, len(way)):
-            if math.dist(self.grid.centre(way[k - 1]), self.grid.centre(way[k])) > 2.5 * CELL:
+            if math.dist(self.grid.centre(way[k - 1]), self.grid.centre(way[k])) > TELEPORT_JUMP:
                 if any(ln == line and way[k - 1] in cells for ln, cells, _dest in self.teleports):
                     return None  # the way takes it
                 break
