@@ -9,7 +9,6 @@ short of for a while (something the grid does not show stands there: a monster, 
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
 from doomagent.policies._footing import standing_cell, up_the_stair
+from doomagent.policies._goal import BOSS, OPENED, RIDE, Goal
 from doomagent.policies._interactions import Interaction, aim_at_target
 from doomagent.policies._livegrid import TELEPORT_JUMP, LiveGrid, Walk, moved
 from doomagent.policies._steer import (
@@ -33,7 +33,16 @@ from doomagent.policies._steer import (
     turn_toward,
     walk_tolerance,
 )
-from doomagent.policies._use_spot import across, nearest_on_line, on_front, reaches, spans
+from doomagent.policies._use_spot import (
+    across,
+    edge_on,
+    in_front,
+    nearest_on_line,
+    on_front,
+    reaches,
+    spans,
+    use_strikes,
+)
 
 Point = tuple[float, float]
 STALLS = 4  # stalls on one walk before the cell ahead is kept off
@@ -49,36 +58,12 @@ SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand s
 # Decisions at most spent on a ride, and that a lift waits below before it rises again (105 tics, and a few).
 RIDE_WAIT, LIFT_PAUSE = 150, 60
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
-RIDE, BOSS, OPENED = "the lift it moved", "the boss", "the ground it opened"  # goals of no interaction
 SETTLED = 8  # decisions since anything last moved after which the walk's floors are taken to be the live ones
 BRAKE_TURN, BRAKE_SPEED = 60.0, 10.0  # a walk brakes before a turn of this many degrees, going this many units a step
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
+AIMS, STEP_OUT = 24, 32.0  # decisions at most spent setting a use right; how far in front of a switch it steps out
 FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
 CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
-_SERIALS = itertools.count()
-
-
-@dataclass
-class Goal:
-    """What the walk is doing now: an interaction (or a boss, or ground to look at) and the cells it ends on."""
-
-    what: Interaction | None  # None: a boss's place, or ground not seen yet
-    cells: np.ndarray
-    label: str
-    decisions: int = 0
-    stalls: int = 0
-    presses: int = 0
-    waited: int = 0
-    settle: int = 0  # decisions waited for what it moves to stand still before the first press
-    heights: tuple[np.ndarray, np.ndarray] | None = None  # the sectors' heights at the first press
-    side: bool | None = None  # for a line walked over: the side of it the walk was on
-    lifts: tuple[int, ...] = ()  # a ride: the lift sectors
-    below: bool = True  # a ride: whether it began below the lift's top (it is ridden up)
-    stepped: int = 0  # a ride from beside the lift: steps taken toward it (into its edge) before the wait
-    then: np.ndarray | None = None  # a ride: the ground to walk into after it
-    ride_field: tuple[np.ndarray, np.ndarray] | None = None  # a ride up: the walk to it as though it were down
-    source: Interaction | None = None  # a ride or a walk into opened ground: the interaction that opened it
-    serial: int = field(default_factory=lambda: next(_SERIALS))  # goals told apart: an id() is reused once freed
 
 
 @dataclass
@@ -102,14 +87,16 @@ class Walker:
     _heights: tuple[np.ndarray, np.ndarray] | None = None  # last decision's heights
     _moving: int = -1_000_000  # the last decision on which some sector moved
     _moved_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per sector, last moved
-    _z: float = 0.0  # the player's height
+    z: float = 0.0  # the player's height
     _sector: int = -1  # the sector the player stands in
-    _top: dict[int, float] = field(default_factory=dict)  # lift sector -> its floor as the map began (its top)
+    top: dict[int, float] = field(default_factory=dict)  # lift sector -> its floor as the map began (its top)
     _unstick: list[Action] = field(default_factory=list)
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(30))
     _still: StillWatch = field(default_factory=StillWatch)
     _pacer: UsePacer = field(default_factory=UsePacer)
     _pushes: tuple[np.ndarray, np.ndarray] | None = None  # the push lines' ends and their door sectors
+    # The ground past a lift just called that a walk across it while down reaches, where something is wanted.
+    through: Callable[[Interaction, dict[int, float], LiveMap, int], np.ndarray | None] | None = None
 
     def start(self, goal: Goal) -> None:
         """Walk to a new goal."""
@@ -139,7 +126,7 @@ class Walker:
         the walk's floors lag its height); elsewhere its cell is the one under it."""
         assert self.walk is not None
         settled = bool(self.walk.winding) and self._decisions - self._moving > SETTLED
-        return standing_cell(self.live_grid.grid, self.walk, here, self._z if settled else math.inf)
+        return standing_cell(self.live_grid.grid, self.walk, here, self.z if settled else math.inf)
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b keeps to standable cells on one floor."""
@@ -177,9 +164,9 @@ class Walker:
         else:
             self._moved_at = np.full(len(live.floors), -1_000_000)
         self._heights = (live.floors, live.ceilings)
-        self._z, self._sector = obs.position[2], obs.sector
-        if not self._top:
-            self._top = {int(s): float(live.floors[s]) for s in np.flatnonzero(self.live_grid.lifts)}
+        self.z, self._sector = obs.position[2], obs.sector
+        if not self.top:
+            self.top = {int(s): float(live.floors[s]) for s in np.flatnonzero(self.live_grid.lifts)}
         goal = self.goal
         if self._still.still(here):  # whatever it was doing, it has not moved: back off and sidestep
             side = Action.STRAFE_LEFT if decision % 2 else Action.STRAFE_RIGHT
@@ -232,14 +219,21 @@ class Walker:
             # carries nobody up: a player on it stops it). A lift comes back to where it stood when called (floors moved
             # freedoom2 MAP13's); a floor that moves a lift's sector stays where it went: no ride.
             called = [s for s in item.moves if item.effect == "lift" and self.live_grid.lifts[s]]
-            self._top.update({s: float(goal.heights[0][s]) for s in called})
+            self.top.update({s: float(goal.heights[0][s]) for s in called})
             lifts = [
                 s
                 for s in called
-                if live.floors[s] != goal.heights[0][s] and live.ceilings[s] - self._top[s] >= MIN_HEADROOM
+                if live.floors[s] != goal.heights[0][s] and live.ceilings[s] - self.top[s] >= MIN_HEADROOM
             ]
             if lifts:  # ride it: onto the lift once it is down, then up (or down) with it
-                below = self._z < max(self._top[s] for s in lifts) - MAX_STEP
+                below = self.z < max(self.top[s] for s in lifts) - MAX_STEP
+                past = None
+                if below and self.through is not None and self._last is not None:
+                    past = self.through(item, {s: self.top[s] for s in lifts}, live, self.cell(self._last))
+                if past is not None:  # or walk across it while it is down, to what is wanted past it
+                    self.note(f"walk across the lift of {item.text}")
+                    self.start(Goal(None, past, OPENED, source=item))
+                    return False
                 # Ridden up from beside it too (a lift strip narrower than a player); ridden down only from on it.
                 lg = self.live_grid
                 cells = lg.touching(lifts) if below else np.flatnonzero(np.isin(lg.sector, lifts))
@@ -359,7 +353,7 @@ class Walker:
         walk, grid, heading, far = self.walk, self.live_grid.grid, math.radians(obs.angle), math.dist(here, point)
         steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
         cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
-        return walk is not None and any(walk.standable[c] and walk.floor[c] < self._z - MAX_STEP for c in cells)
+        return walk is not None and any(walk.standable[c] and walk.floor[c] < self.z - MAX_STEP for c in cells)
 
     def _door_between(self, a: Point, b: Point, live: LiveMap) -> Point | None:
         """Return where the step from a to b crosses a closed door's push line, or None."""
@@ -395,8 +389,8 @@ class Walker:
                 again = self._sector in goal.lifts and stirred
                 if ridden or goal.waited > RIDE_WAIT * (3 if again else 1):
                     self.goal = Goal(None, goal.then, OPENED, source=goal.source) if goal.then is not None else None
-                    top = max(self._top[s] for s in goal.lifts)
-                    missed = self._z < top - MAX_STEP if goal.below else self._sector not in goal.lifts
+                    top = max(self.top[s] for s in goal.lifts)
+                    missed = self.z < top - MAX_STEP if goal.below else self._sector not in goal.lifts
                     if missed and goal.source is not None:  # it left without the walk
                         goal.source.rest_until = 0
                         self.note(f"missed the lift of {goal.source.text}")
@@ -417,7 +411,7 @@ class Walker:
             # A lift is called when it rests at its top: one waiting below goes back up whatever is pressed.
             away = any(
                 self.live_grid.lifts[s]
-                and live.floors[s] < self._top[s] - 1
+                and live.floors[s] < self.top[s] - 1
                 and self._decisions - int(self._moved_at[s]) <= LIFT_PAUSE  # (one long still rests there)
                 for s in moves
             )
@@ -445,6 +439,15 @@ class Walker:
         lines = [line for line in item.lines if reaches(self.room_map, line, *here)] or list(item.lines)
         line = min(lines, key=lambda ln: math.dist(here, nearest_on_line(self.room_map, ln, *here)))
         aim = nearest_on_line(self.room_map, line, *here, inset=AIM_INSET)
+        if goal.aims < AIMS:  # a use that would miss is set right first: from in front, then turned finely
+            if edge_on(self.room_map, line, *here, aim):
+                goal.aims += 1
+                return step_toward(obs, in_front(self.room_map, line, aim, STEP_OUT))
+            if not use_strikes(self.room_map, line, *here, obs.angle):
+                goal.aims += 1
+                turn = turn_toward(obs, aim, tolerance=2.0)
+                if turn is not None:
+                    return turn
         turn = turn_toward(obs, aim, tolerance=10.0)
         if turn is not None:
             return turn
@@ -461,7 +464,7 @@ class Walker:
         """Return True once a lift ridden from below stands at its top, or one ridden from above at its bottom."""
         lifts = list(goal.lifts)
         floor = float(live.floors[lifts].max())
-        top = max(self._top[s] for s in lifts)
+        top = max(self.top[s] for s in lifts)
         if self._decisions - int(self._moved_at[lifts].max()) <= 4:  # still on its way
             return False
         return floor >= top - 1 if goal.below else floor < top - MAX_STEP

@@ -22,7 +22,7 @@ from doomagent.env._plan_world import KEY_NAMES, moved_sectors
 from doomagent.env.observation import LiveMap
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.policies._livegrid import LiveGrid, moved
+from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._sight import Sight
 from doomagent.policies._use_spot import open_way, shut_ways, use_cells
 
@@ -233,6 +233,24 @@ def shot_cells(item: Interaction, live_grid: LiveGrid, sight: Sight, live: LiveM
     ]
     item.shot_from = (key, np.array(cells, dtype=np.int64))
     return item.shot_from[1]
+
+
+def walked_over(room_map: RoomMap, item: Interaction) -> bool:
+    """Return True for an interaction done by walking over its line (a trigger, a walked exit)."""
+    g = room_map.geometry
+    return item.kind == "walk" or (item.kind == "exit" and specials.is_walked_exit(int(g.line_special[item.lines[0]])))
+
+
+def crossing_cells(item: Interaction, walk: Walk) -> np.ndarray:
+    """Return the cells a line walked over is crossed from now: beside it, with a step over it to a cell on its
+    other side (a trigger on the edge of a ledge is crossed from the top only)."""
+    front, back = item.sides
+    out = []
+    for a, b in ((front, back), (back, front)):
+        if len(a) and len(b):
+            steps = walk.graph[a][:, b]
+            out.append(a[np.diff(steps.indptr) > 0])
+    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
 
 
 def _line_sides(room_map: RoomMap, line: int, depth: float, anywhere: bool = False) -> tuple[np.ndarray, np.ndarray]:

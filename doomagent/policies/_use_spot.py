@@ -12,6 +12,9 @@ from doomagent.env.navgrid import RADIUS
 from doomagent.env.rooms import RoomMap, crossed
 
 USE_REACH = 52.0  # map units from a cell's centre to the line (Doom's use range is 64; a margin for the radius)
+USE_RANGE = 60.0  # map units a use strikes along the view (Doom's 64, less a margin)
+END_MARGIN = 6.0  # map units from a line's ends a use must strike it (at most a fifth of its length)
+EDGE_ON = 0.35  # a line seen at a smaller angle's sine than this is seen edge-on (about 20 degrees)
 
 
 def nearest_on_line(room_map: RoomMap, line: int, x: float, y: float, *, inset: float = 0.0) -> tuple[float, float]:
@@ -136,3 +139,37 @@ def spans(room_map: RoomMap, line: int, a: tuple[float, float], b: tuple[float, 
     t = ((a[0] + s * dx - ax) * ex + (a[1] + s * dy - ay) * ey) / max(length * length, 1e-9)
     slack = RADIUS / max(length, 1e-9)
     return -slack <= t <= 1.0 + slack
+
+
+def use_strikes(room_map: RoomMap, line: int, x: float, y: float, angle: float) -> bool:
+    """Return True when a use from (x, y) with the view at `angle` degrees strikes `line` within range, clear of its
+    ends. Doom's use runs along the view and takes the first line it crosses: one it meets edge-on, or past its end,
+    it misses (freedoom1 E1M9's tag-22 switch, pressed from against the wall beside it, turned 6 degrees off)."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    dx, dy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    ex, ey = bx - ax, by - ay
+    den = dx * ey - dy * ex
+    if abs(den) < 1e-9:
+        return False
+    wx, wy = ax - x, ay - y
+    t = (wx * ey - wy * ex) / den  # how far along the view it meets the line drawn on
+    s = (wx * dy - wy * dx) / den  # and where along the line
+    length = max(math.hypot(ex, ey), 1e-9)
+    margin = min(END_MARGIN, 0.2 * length) / length
+    return 0.0 < t <= USE_RANGE and margin <= s <= 1.0 - margin
+
+
+def edge_on(room_map: RoomMap, line: int, x: float, y: float, at: tuple[float, float]) -> bool:
+    """Return True when a player at (x, y) sees the line's point `at` nearly along the line (or stands on it drawn
+    on): a turn of a tap or two sweeps a use past it, so the player steps out in front of it first."""
+    g = room_map.geometry
+    (ax, ay), (bx, by) = g.vertices[g.line_v[line]]
+    length = max(math.hypot(bx - ax, by - ay), 1e-9)
+    depth = abs((x - ax) * (by - ay) - (y - ay) * (bx - ax)) / length  # from the line drawn on
+    return depth < 2.0 or depth < EDGE_ON * math.dist((x, y), at)
+
+
+def in_front(room_map: RoomMap, line: int, at: tuple[float, float], depth: float) -> tuple[float, float]:
+    """Return the point `depth` units in front of the line's point `at` (on its front side)."""
+    return _past(room_map, line, at, True, depth)

@@ -2,13 +2,12 @@
 do the thing that opens the most ground (press a switch, walk over a trigger line, shoot a target, fetch a key),
 judged on the live grid (`_livegrid`: the map as its heights stand now), and look again.
 
-Each decision reads the live map (EnvConfig.live_map): a door a switch opened, a lift that came down or stairs that
-rose count the moment they do. To choose, the explorer asks of each interaction within reach (`_interactions`) what
-would become reachable were the sectors it moves out of the way (a key: were its doors open): one that opens a way to
-the exit goes first, then what the way just taken was chosen for, then one that opens new ground, then a key, then
-one not yet tried; with nothing left, it walks to ground it has not seen, and tries again what failed. An
-interaction that moved nothing, or whose spot could not be reached, is tried once more and then left. The walk
-itself is `_explore_walk.Walker`'s.
+Each decision reads the live map (EnvConfig.live_map). To choose, the explorer asks of each interaction within reach
+(`_interactions`) what would become reachable were the sectors it moves out of the way (a key: were its doors open).
+The plan's next step goes first, or, out of reach, the lift its way through the lift network calls first (`_through`);
+then one that opens a way to the exit, what the way just taken was chosen for, one that opens new ground, a key, one
+not yet tried; with nothing left, it walks to ground it has not seen, and tries again what failed. An interaction
+that moved nothing, or whose spot could not be reached, is tried once more and then left. The walk is `Walker`'s.
 """
 
 from __future__ import annotations
@@ -24,22 +23,24 @@ from doomagent.env.geometry import MIN_HEADROOM
 from doomagent.env.observation import WEAPON_AMMO, Hud, LiveMap, Observation
 from doomagent.env.progression import ProgressionPlan
 from doomagent.env.rooms import RoomMap
-from doomagent.env.specials import is_walked_exit
 from doomagent.errors import ConfigError
 from doomagent.policies._bosses import BOSS_CLASSES, Bosses
 from doomagent.policies._explore_walk import OPENED, RIDE, Goal, Walker
 from doomagent.policies._interactions import (
     Interaction,
+    crossing_cells,
     interactions,
     key_takes,
     plan_steps,
     set_off_already,
     shot_cells,
+    walked_over,
 )
 from doomagent.policies._livegrid import LiveGrid, Walk, moved
 from doomagent.policies._provisions import LOW_HEALTH, SUPPLY_REACH, plan_detours, supply_goal
 from doomagent.policies._seen import SEEN_EVERY, Seen
 from doomagent.policies._supplies import Supplies
+from doomagent.policies._through import LiftWays, past_lift
 
 REBUILD_EVERY = 6  # decisions between rebuilds of the live grid while something moves
 MIN_GAIN = 24  # cells an interaction must open to count as opening new ground
@@ -74,6 +75,7 @@ class Explorer:
     _seen: Seen = field(init=False)  # the ground the player has walked near
     _whatif: dict[tuple[int, int], WhatIf] = field(default_factory=dict)  # (item, reach) -> gain, ..., claims
     _promised: set[int] = field(default_factory=set)  # ids of what the last walk across was chosen for (its claims)
+    _lifts: LiftWays = field(default_factory=LiftWays)  # the lift network's ways to the plan's steps
     _start: tuple[np.ndarray, np.ndarray] | None = None  # the heights as the map began
     _wanders: int = 0
     # Items worth their detour on the way to the exit, planned once: cell, label, the weapon slot it is worth only with
@@ -87,7 +89,7 @@ class Explorer:
     boss_walks: Bosses = field(init=False)  # where the bosses the map waits for are seen from
 
     def __post_init__(self) -> None:
-        self.walker = Walker(self.room_map, self.live_grid, self._note)
+        self.walker = Walker(self.room_map, self.live_grid, self._note, through=self._through)
         self.supplies = Supplies(self.room_map, self.skill)
         self.boss_walks = Bosses(self.room_map, self.live_grid, self.bosses)
         self._seen = Seen.of(self.live_grid.n)
@@ -209,7 +211,8 @@ class Explorer:
 
     def _done_from(self, item: Interaction, live: LiveMap) -> np.ndarray:
         """Return the cells an interaction can be done from now."""
-        cells = self._crossings(item) if self._crossed(item) else item.cells
+        assert self._walk is not None
+        cells = crossing_cells(item, self._walk) if walked_over(self.room_map, item) else item.cells
         cells = shot_cells(item, self.live_grid, self.boss_walks.sight, live) if item.kind == "shoot" else cells
         if item.mover_cells is not None:  # a key on a floor that moves: where it is taken from with the floor as it is
             cells = item.mover_cells
@@ -304,6 +307,8 @@ class Explorer:
                 self._gain(step, live, reach, start)  # the ground past it, walked to once it is down
             self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
             return
+        if step is not None and self._lift_way(step, live, reach, start, dist):
+            return
         boss = self.boss_walks.goal(live, reach)
         if boss is not None:
             self.walker.start(boss)
@@ -369,6 +374,27 @@ class Explorer:
                 return True
         return False
 
+    def _through(self, item: Interaction, tops: dict[int, float], live: LiveMap, start: int) -> np.ndarray | None:
+        """Return the ground to walk to across a lift just called (see past_lift); None: the lift is ridden."""
+        return past_lift(self.live_grid, live, tops, start, self._lifts.wanted(item, self.steps, self._next_step(live)))
+
+    def _lift_way(self, step: Interaction, live: LiveMap, reach: np.ndarray, start: int, dist: np.ndarray) -> bool:
+        """With the plan's next step out of reach, choose the lift called first on the lift network's way to it (see
+        lift_across), remembering the way past it (for the walk across it or the ride); False: no such way."""
+        assert self._walk is not None and self._start is not None
+        found = self._lifts.way(self.live_grid, step, live, self._walk, start, reach, self.items, self._start[0], TRIES)
+        if found is None:
+            return False
+        calls = [i for i in self.items if found[0] in i.moves and i.effect == "lift" and self._open(i, live)]
+        near = {id(i): float(dist[c].min()) if len(c := self._done_from(i, live)) else math.inf for i in calls}
+        item = min(calls, key=lambda i: near[id(i)], default=None)
+        if item is None or not math.isfinite(near[id(item)]):
+            return False
+        item.live_cells = self._done_from(item, live)
+        self._lifts.across = (item, found[1])
+        self._choose(item, f"the lift network's way to {step.text}")
+        return True
+
     def _open(self, item: Interaction, live: LiveMap) -> bool:
         """Return True for an interaction worth a walk now: not done, not failed too often, its key held."""
         if item.done or item.failed >= TRIES or item.rest_until > self._decisions:
@@ -405,24 +431,6 @@ class Explorer:
 
     def _note(self, text: str) -> None:
         self.log.append(f"{self._decisions}: {text}")
-
-    def _crossed(self, item: Interaction) -> bool:
-        """Return True for an interaction done by walking over its line (a trigger, a walked exit)."""
-        g = self.room_map.geometry
-        return item.kind == "walk" or (item.kind == "exit" and is_walked_exit(int(g.line_special[item.lines[0]])))
-
-    def _crossings(self, item: Interaction) -> np.ndarray:
-        """Return the cells a line walked over is crossed from now: beside it, with a step over it to a cell on its
-        other side (a trigger on the edge of a ledge is crossed from the top only)."""
-        walk = self._walk
-        assert walk is not None
-        front, back = item.sides
-        out = []
-        for a, b in ((front, back), (back, front)):
-            if len(a) and len(b):
-                steps = walk.graph[a][:, b]
-                out.append(a[np.diff(steps.indptr) > 0])
-        return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
 
     def _gain(self, item: Interaction, live: LiveMap, reach: np.ndarray, start: int) -> tuple[int, bool]:
         """Return (cells of new ground it would open, whether an exit would come within reach) were the interaction

@@ -120,6 +120,21 @@ def test_what_a_lift_brought_the_walk_to_is_done_before_the_lift_is_ridden_back(
     assert any("switch (tag 13) that lowers a lift came within reach" in line for line in log[:pressed]), log[:pressed]
 
 
+@pytest.mark.engine
+@pytest.mark.timeout(600)  # about 14,000 frames of play: about 90 s on 2 cores
+def test_a_way_two_lifts_long_takes_the_walk_to_the_exit():
+    # freedoom1 E1M9: the exit lies past the tag-5 lift, walked across while it is down (riding it up leads
+    # elsewhere), and the tag-23 lift, ridden up; the what-ifs look one ride ahead and never saw it, and the walk ran
+    # to the cap on every seed tried. Also the tag-22 switch: pressed from the alcove's mouth beside it, facing along
+    # the wall, the use missed it three times; the walk now steps out in front of it first.
+    nav, info = _play("freedoom1.wad", "E1M9", frames=16000, seed=8011)
+    log = nav.explorer.log
+    assert info["outcome"] == "exit", log[-10:]
+    assert not any("switch (tag 22)" in line and "nothing moved" in line for line in log), log[:10]
+    assert any("walk across the lift of switch (tag 5)" in line for line in log), log
+    assert any("the lift network's way to the exit switch" in line for line in log), log
+
+
 @pytest.mark.slow
 def test_a_spot_kept_too_long_is_moved_off(e1m1_rooms):
     # Sidesteps in a long fight that always come back, or a wait that never ends: after RELOCATE_AFTER decisions

@@ -147,11 +147,11 @@ def test_a_ride_whose_lift_went_back_down_with_the_player_waits_for_its_next_ris
 
     def ride_after(on_lift: bool, moved_ago: int) -> Walker:
         walker = _walker(e1m3, live_grid)
-        walker._top = {STRIP: -24.0}
+        walker.top = {STRIP: -24.0}
         walker._moved_at = np.full(g.n_sectors, -1_000_000)
         walker._decisions = 400
         walker._moved_at[STRIP] = walker._decisions - moved_ago
-        walker._sector, walker._z = (STRIP if on_lift else PIT), -104.0
+        walker._sector, walker.z = (STRIP if on_lift else PIT), -104.0
         ride = Goal(None, live_grid.touching([STRIP]), RIDE, lifts=(STRIP,), source=switch)
         ride.waited, ride.stepped = RIDE_WAIT + 1, STEP_IN
         walker.start(ride)
@@ -170,7 +170,7 @@ def test_a_walk_turns_finely_where_the_view_runs_off_a_ledge(e1m3, live_grid):
     # tolerance for a far point), fell 64 units, and the red keycard was out of reach from below. A walk whose view
     # runs over ground a step below turns finely; along a wall or open floor it keeps the usual tolerance.
     walker = _walker(e1m3, live_grid)
-    walker._z = 0.0
+    walker.z = 0.0
     here = (-300.0, 40.0)  # on the room's floor, between its south wall and the nukage pit (104 units down)
     hud = Hud(health=100, armor=0, ammo={}, weapon=1, weapon_ammo=0, weapons=(1,))
 
