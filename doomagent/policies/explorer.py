@@ -66,6 +66,7 @@ class Explorer:
     skill: int = 3  # which things are on the map (supplies)
     god: bool = False  # takes no damage: health and armor are worth nothing
     steps: list[Interaction] = field(default_factory=list)  # the progression plan's interactions, in its order
+    loose: bool = False  # the plan climbs steps no lift shows: its next step is not sought through the lift network
     log: list[str] = field(default_factory=list)  # what was chosen and why, what failed
     walker: Walker = field(init=False)
     _walk: Walk | None = None
@@ -109,7 +110,7 @@ class Explorer:
         items = interactions(room_map, skill=skill)
         explorer = cls(room_map, LiveGrid(room_map, skill), items, bosses, skill=skill, god=god)
         if plan is not None:
-            explorer.steps = plan_steps(plan, items)
+            explorer.steps, explorer.loose = plan_steps(plan, items), not plan.strict
         return explorer
 
     def ends(self, plan: ProgressionPlan | None) -> bool:
@@ -307,7 +308,7 @@ class Explorer:
                 self._gain(step, live, reach, start)  # the ground past it, walked to once it is down
             self._choose(step, f"the plan's next step ({near(step.live_cells):.0f} units away)")
             return
-        if step is not None and self._lift_way(step, live, reach, start, dist):
+        if step is not None and not self.loose and self._lift_way(step, live, reach, start, dist):
             return
         boss = self.boss_walks.goal(live, reach)
         if boss is not None:
@@ -379,19 +380,17 @@ class Explorer:
         return past_lift(self.live_grid, live, tops, start, self._lifts.wanted(item, self.steps, self._next_step(live)))
 
     def _lift_way(self, step: Interaction, live: LiveMap, reach: np.ndarray, start: int, dist: np.ndarray) -> bool:
-        """With the plan's next step out of reach, choose the lift called first on the lift network's way to it (see
-        lift_across), remembering the way past it (for the walk across it or the ride); False: no such way."""
+        """With the plan's next step out of reach, go for the first lift on the lift network's way (lift_across)."""
         assert self._walk is not None and self._start is not None
         found = self._lifts.way(self.live_grid, step, live, self._walk, start, reach, self.items, self._start[0], TRIES)
-        if found is None:
-            return False
-        calls = [i for i in self.items if found[0] in i.moves and i.effect == "lift" and self._open(i, live)]
+        sec, past = found if found is not None else (-1, np.zeros(0, dtype=np.int64))
+        calls = [i for i in self.items if sec in i.moves and i.effect == "lift" and self._open(i, live)]
         near = {id(i): float(dist[c].min()) if len(c := self._done_from(i, live)) else math.inf for i in calls}
         item = min(calls, key=lambda i: near[id(i)], default=None)
         if item is None or not math.isfinite(near[id(item)]):
             return False
         item.live_cells = self._done_from(item, live)
-        self._lifts.across = (item, found[1])
+        self._lifts.across = (item, past)
         self._choose(item, f"the lift network's way to {step.text}")
         return True
 
