@@ -143,6 +143,17 @@ class LiveGrid:
         others = self.geometry.neighbours(sector)
         return float(min(floors[sector], floors[others].min())) if len(others) else float(floors[sector])
 
+    def lift_floors(
+        self, floors: np.ndarray, lifts: list[int], first: np.ndarray | dict[int, float]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the floors with the lifts at their tops (the higher of their floor now and `first`, as the map
+        began) and with them at their bottoms (the lowest floor beside each)."""
+        top, bottom = floors.copy(), floors.copy()
+        for sec in lifts:
+            top[sec] = max(float(floors[sec]), float(first[sec]))
+            bottom[sec] = self.lowest_beside(sec, floors)
+        return top, bottom
+
     def reach_after(
         self,
         live: LiveMap,
@@ -160,10 +171,7 @@ class LiveGrid:
         if not lifts:
             return self.build(live.floors, live.ceilings, keys, movers=movers, avoid=avoid).reach(start)
         others = movers.difference(lifts)
-        top, bottom = live.floors.copy(), live.floors.copy()
-        for sec in lifts:
-            top[sec] = max(float(live.floors[sec]), float(first_floors[sec]))
-            bottom[sec] = self.lowest_beside(sec, live.floors)
+        top, bottom = self.lift_floors(live.floors, lifts, first_floors)
         walks = [self.build(f, live.ceilings, keys, movers=others, avoid=avoid) for f in (top, bottom)]
         after = walks[0].reach(start) | walks[1].reach(start)
         on_lift = np.flatnonzero(np.isin(self.sector, lifts) & after)

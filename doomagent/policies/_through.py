@@ -36,10 +36,7 @@ def past_lift(
     if not wanted:
         return None
     lifts = list(tops)
-    bottom, top = live.floors.copy(), live.floors.copy()
-    for sec in lifts:
-        bottom[sec] = live_grid.lowest_beside(sec, live.floors)
-        top[sec] = max(float(live.floors[sec]), tops[sec])
+    top, bottom = live_grid.lift_floors(live.floors, lifts, tops)
     down = live_grid.build(bottom, live.ceilings, live.keys).reach(start)
     if not down.any():
         return None
@@ -82,10 +79,7 @@ def lift_across(
         if not new:
             break
         called |= new
-        top, bottom = live.floors.copy(), live.floors.copy()
-        for sec in called:
-            top[sec] = max(float(live.floors[sec]), float(first_floors[sec]))
-            bottom[sec] = live_grid.lowest_beside(sec, live.floors)
+        top, bottom = live_grid.lift_floors(live.floors, sorted(called), first_floors)
         built = [live_grid.build(f, live.ceilings, live.keys) for f in (top, bottom)]
         graph = walk.graph.maximum(built[0].graph).maximum(built[1].graph).tocsr()
         network = np.zeros(len(reach), dtype=bool)

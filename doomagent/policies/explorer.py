@@ -385,11 +385,11 @@ class Explorer:
         found = self._lifts.way(self.live_grid, step, live, self._walk, start, reach, self.items, self._start[0], TRIES)
         sec, past = found if found is not None else (-1, np.zeros(0, dtype=np.int64))
         calls = [i for i in self.items if sec in i.moves and i.effect == "lift" and self._open(i, live)]
-        near = {id(i): float(dist[c].min()) if len(c := self._done_from(i, live)) else math.inf for i in calls}
-        item = min(calls, key=lambda i: near[id(i)], default=None)
-        if item is None or not math.isfinite(near[id(item)]):
+        for i in calls:
+            i.live_cells = self._done_from(i, live)
+        item = min(calls, key=lambda i: float(dist[i.live_cells].min(initial=math.inf)), default=None)
+        if item is None or not math.isfinite(float(dist[item.live_cells].min(initial=math.inf))):
             return False
-        item.live_cells = self._done_from(item, live)
         self._lifts.across = (item, past)
         self._choose(item, f"the lift network's way to {step.text}")
         return True
