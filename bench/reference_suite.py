@@ -134,6 +134,15 @@ TUNED_SEEDS = TUNED_SEEDS | {8011}
 # For 0.7.23: freedoom1 E1M9 and E4M6 seed 8011 traced in god mode (E1M9's tag-22 switch pressed edge-on, its tag-5
 # lift walked across, its exit two lifts away; seed 8011 was tuned already), and every map on seed 8011 played with
 # the changes against 0.7.22 to choose whether they land.
+# For 0.7.24 (the fight's footwork): freedoom1 E1M5 and E1M6 seed 9322 and E1M5 and E1M8 seeds 9322-9323 traced in
+# normal play (E1M7 seed 9320 was traced after it was measured for 0.7.23); E1M2-E1M9 seeds 9323-9324 played with a
+# draft of the changes. E1M2-E1M9 seeds 9325-9328 and E1M1 seeds 9630-9659 were played once, to report. E4M6 and
+# E1M9 seed 8011 traced again in god mode, and every map on seed 8011 played with the use-open draft (left out).
+TUNED_TRIALS["E1M5"] += (9322, 9323)
+TUNED_TRIALS["E1M6"] += (9322,)
+TUNED_TRIALS["E1M7"] += (9320,)
+TUNED_TRIALS["E1M8"] += (9322, 9323)
+TUNED_TRIALS |= {f"E1M{n}": (*TUNED_TRIALS.get(f"E1M{n}", ()), 9323, 9324) for n in range(2, 10)}
 
 
 def tuned_on(name: str, seed: int) -> bool:

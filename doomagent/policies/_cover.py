@@ -64,11 +64,12 @@ class Cover:
 
     def wanted(self, health: int, watchers: list[tuple[str, float, float, float]]) -> bool:
         """Return True when the player should back off: badly hurt and seen, or seen by a crowd close by."""
-        if any(w[0] in BITERS and w[3] < BITER_NEAR for w in watchers):
-            return False
+        biter = any(w[0] in BITERS and w[3] < BITER_NEAR for w in watchers)
         watchers = _hidden_from(watchers)
         near = sum(w[3] <= CROWD_WITHIN for w in watchers)
-        return bool(watchers) and (health < RETREAT_BELOW or near >= CROWD)
+        # With a biter close by, only a crowd is backed off from: the biter follows, and is fought alone round the
+        # corner (freedoom1 E1M6's ambush of imps, a demon and a spectre, seed 9322).
+        return bool(watchers) and (near >= CROWD or (health < RETREAT_BELOW and not biter))
 
     def start(self, obs: Observation, watchers: list[tuple[str, float, float, float]], decision: int) -> bool:
         """Find cover along the trail from the watchers; True when a retreat to it has started."""

@@ -6,6 +6,7 @@ where the monsters are, as a player who has played the map does."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
@@ -48,12 +49,14 @@ class Threats:
         """A monster in view is being fought: the turns toward unseen ones start again from zero."""
         self._face_turns = 0
 
-    def face(self, obs: Observation, decision: int, *, hitscan: bool = False) -> Action | None:
-        """Return the turn toward the nearest monster (`hitscan`: hitscan shooter) that can see the player from
-        outside the view; None when there is none, or the nearest is in view already."""
+    def face(
+        self, obs: Observation, decision: int, *, hitscan: bool = False, within: float = math.inf
+    ) -> Action | None:
+        """Return the turn toward the nearest monster (`hitscan`: hitscan shooter; nearer than `within`) that can see
+        the player from outside the view; None when there is none, or the nearest is in view already."""
         if decision < self._face_off:
             return None
-        watchers = [w for w in self.watchers(obs) if not hitscan or w[0] in HITSCAN]
+        watchers = [w for w in self.watchers(obs) if (not hitscan or w[0] in HITSCAN) and w[3] < within]
         if not watchers:
             self._face_turns = 0
             return None

@@ -13,14 +13,20 @@ from doomagent.env.rooms import RoomMap
 from doomagent.errors import ConfigError, NoPlanError
 from doomagent.policies._cover import Cover
 from doomagent.policies._explore_walk import RIDE
+from doomagent.policies._footwork import Footwork, into_monster
 from doomagent.policies._threats import HITSCAN, HITSCAN_RANGE, VIEW_HALF, Threats
 from doomagent.policies.explorer import Explorer
 
 AIM_DEGREES = 2.5  # fire when the target's bearing is within this, or the view centre is on its box
+AIM_BODY = 0.6  # the part of a monster's radius its centre may be off the view's line and still be aimed at
+RADIUS = {"Demon": 30.0, "Spectre": 30.0, "LostSoul": 16.0, "Cacodemon": 31.0, "PainElemental": 31.0, "Fatso": 48.0}
+RADIUS |= {"BaronOfHell": 24.0, "HellKnight": 24.0, "Arachnotron": 64.0, "Cyberdemon": 40.0, "SpiderMastermind": 128.0}
 FAST_TURN, FAST_TURN_STOP = 30.0, 12.0  # degrees off the view of a target from which a fight runs, and to which
-# Hurt within this many decisions while fighting a monster that shoots no bullets, a hitscan shooter that sees the
-# player from outside the view is turned to first (a lost soul in view, a shotgun guy behind).
+# Hurt within this many decisions while fighting a monster that shoots no bullets (or a hitscan shooter more than twice
+# as far), a hitscan shooter that sees the player from outside the view is turned to first (a lost soul in view, a
+# shotgun guy behind); not with a monster within CLAWED_WITHIN (its claws did it).
 SHOT_FROM_BEHIND = 30
+CLAWED_WITHIN = 80.0  # map units: hurt with a live monster this near, it was its claws or teeth (no shooter behind)
 SEARCH_DECISIONS = 12  # about two thirds of a turn (running), looking for an unseen attacker
 MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
 # Hitscan shooters (HITSCAN) go first; biters only when close.
@@ -68,6 +74,8 @@ PUNCH_RANGE = 256.0  # out of ammo, monsters this close are walked up to and pun
 MELEE_REACH = 72.0  # map units (centre to centre) within which a punch lands (Doom's melee range is 64 past radii)
 GOD_FIGHT_RANGE = 96.0  # taking no damage, only monsters this close and ahead are fought (they stand in the way)
 GIVE_GROUND, OUTNUMBERED_WITHIN = 70, 600.0  # health under which it backs off from two or more monsters this near
+FIREBALL_RANGE = 200.0  # map units beyond which a fight with no hitscan shooter in it is one of dodging missiles
+AIM_AHEAD = 2  # decisions before the gun is ready again at which sidestepping between shots gives way to aiming
 DODGE_HARDER = 50  # health under which the sidesteps out of fireballs come every other shot, not every third
 GOD_FIGHT_BEARING = 35.0  # degrees either side of the view within which such a monster counts as ahead
 # Taking no damage, held to one spot this many decisions with a monster this near: hemmed in (a demon ahead, an imp
@@ -106,6 +114,7 @@ class ReferenceNavigator:
     _threats: Threats | None = None  # what can see the player
     _hurt_at: int = -1_000  # the decision health last fell on
     _cover: Cover | None = None  # the trail, and a retreat to cover
+    _footwork: Footwork = field(default_factory=Footwork)  # the steps of a fight that went nowhere
 
     @classmethod
     def for_map(
@@ -133,6 +142,8 @@ class ReferenceNavigator:
         grid = self.explorer.room_map.navgrid
         if grid.is_hazard(*to) and not grid.is_hazard(x, y):
             return False
+        if not self.god and (self._footwork.blocked(obs.angle + turn) or into_monster(obs, to)):
+            return False  # it went nowhere lately, or it runs into a monster's body
         return self.explorer.walkable((x, y), to)
 
     def _sidestep(self, obs: Observation, *, turn: bool = False) -> Action | None:
@@ -242,10 +253,16 @@ class ReferenceNavigator:
         return self._decisions - self._shot_at < RELOAD.get(obs.hud.weapon, 0)
 
     def _aim(self, o: VisibleObject) -> Action | None:
-        """Return FIRE when aimed at `o`, else the turn toward it."""
+        """Return None when aimed at `o` (its bearing within AIM_DEGREES or within most of its body's width, or the
+        view centre on its box where the box is whole on screen), else the turn toward it. A box cut by the screen's
+        edge is no guide: an imp 50 units off at 43 degrees had its box over the centre and took the shot."""
         x, _, w, _ = o.box
         centre = self.screen_width / 2
-        if abs(o.bearing) <= AIM_DEGREES or x + 1 <= centre <= x + w - 1:
+        body = math.degrees(math.atan2(AIM_BODY * RADIUS.get(o.name, 20.0), max(o.distance, 1.0)))
+        whole = x > 0 and x + w < self.screen_width
+        if self.god:  # taking no damage, the aim of 0.7.23 (the reference-nav figures stand)
+            body, whole = 0.0, True
+        if abs(o.bearing) <= max(AIM_DEGREES, body) or (whole and x + 1 <= centre <= x + w - 1):
             return None
         return Action.LEFT if o.bearing > 0 else Action.RIGHT
 
@@ -277,6 +294,14 @@ class ReferenceNavigator:
 
     def act(self, obs: Observation) -> Action:
         """Return the next action: switch weapon, fight, pick up health, search, or walk the route."""
+        if self.god:
+            return self._act(obs)
+        self._footwork.settle(obs, self._decisions)
+        action = self._act(obs)
+        self._footwork.took(obs, action)
+        return action
+
+    def _act(self, obs: Observation) -> Action:
         hurt = obs.hud.health < self._health
         self._health = obs.hud.health
         if hurt:
@@ -343,9 +368,25 @@ class ReferenceNavigator:
             return self._aim(target) or (Action.FIRE if target.distance < MELEE_REACH else Action.UP)
         if target is not None and obs.hud.weapon_ammo > 0:
             self._search = 0
-            shot_from_behind = self._decisions - self._hurt_at < SHOT_FROM_BEHIND and target.name not in HITSCAN
-            if threats is not None and shot_from_behind:
-                behind = threats.face(obs, self._decisions, hitscan=True)  # hurt, and not by what is in view
+            grid = self.explorer.room_map.navgrid
+            refuge = None if self.god else self._footwork.off_hazard(obs, self.explorer.walkable, grid.is_hazard)
+            if refuge is not None:  # the floor hurts: the fight goes on from the nearest that does not
+                return refuge
+            clawed = obs.live is not None and any(
+                math.dist(obs.position[:2], (mx, my)) < CLAWED_WITHIN for _n, mx, my in obs.live.monsters
+            )
+            if threats is not None and clawed and target.distance > CLAWED_WITHIN:
+                # One close enough to claw, outside the view, goes first (freedoom1 E1M6's imp at the player's back
+                # while the shotgun fired at another 260 units off, seed 9322).
+                behind = threats.face(obs, self._decisions, within=CLAWED_WITHIN)
+                if behind is not None:
+                    return behind
+            if threats is not None and self._decisions - self._hurt_at < SHOT_FROM_BEHIND and not clawed:
+                # Hurt, and not by what is in view: a hitscan shooter outside it is faced first (one that shoots
+                # the player from nearer than half the way to the hitscan shooter in view, too: freedoom1 E1M5's
+                # shotgun guy behind while the shotgun sniped at zombiemen 900 units off, seed 9322).
+                within = target.distance / 2 if target.name in HITSCAN else math.inf
+                behind = threats.face(obs, self._decisions, hitscan=True, within=within)
                 if behind is not None:
                     return behind
             if threats is not None:
@@ -355,6 +396,16 @@ class ReferenceNavigator:
             if spent and target.distance > NEVER_IGNORE:  # out of reach (one this close is in reach: it bites)
                 self._fired[target.id] = 0
                 self._ignored[target.id] = self._decisions + IGNORE_FOR
+            fireballs = not any(o.name in HITSCAN for o in live) and target.distance > FIREBALL_RANGE
+            reload_left = RELOAD.get(obs.hud.weapon, 0) - (self._decisions - self._shot_at)
+            if fireballs and not self.god and reload_left > AIM_AHEAD:
+                # Missiles fly at where the player stood: while the gun reloads, it keeps sidestepping one way (the
+                # other at a wall), and aims again just before it is ready (a baron's ball takes 17 tics to cross 250
+                # units; a walking sidestep covers 100 in them: freedoom1 E1M8's barons hit one standing between
+                # shots four times, seed 9323).
+                side = self._sidestep(obs)
+                if side is not None:
+                    return side
             turn = self._aim(target)
             if turn is not None:
                 return turn
@@ -389,7 +440,6 @@ class ReferenceNavigator:
                     side = self._sidestep(obs)  # a wall beside the line of fire: the blast would be the player's
                     if side is not None:
                         return side
-            fireballs = not any(o.name in HITSCAN for o in live) and target.distance > 200
             every = (2 if obs.hud.health < DODGE_HARDER else 3) if fireballs else 8
             if self._shots % every == 0:
                 # Sidestep between shots, changing side now and then: out of the fireballs' way, and never

@@ -60,7 +60,7 @@ def test_badly_hurt_any_watcher_and_at_any_health_a_crowd_close_by_is_backed_off
     assert not cover.wanted(100, [("Zombieman", 0.0, 0.0, 800.0)] * 3)  # a crowd far off is fought as it comes
 
 
-def test_biters_are_not_hidden_from_and_one_close_by_rules_out_a_retreat(e1m1_rooms):
+def test_biters_are_not_hidden_from_and_one_close_by_rules_out_a_retreat_but_from_a_crowd(e1m1_rooms):
     cover = _cover(e1m1_rooms, _open(e1m1_rooms.geometry))
     demon_far, demon_near = ("Demon", 0.0, 0.0, BITER_NEAR + 100), ("Demon", 0.0, 0.0, BITER_NEAR - 1)
     imp = ("DoomImp", 0.0, 0.0, 900.0)
@@ -68,6 +68,10 @@ def test_biters_are_not_hidden_from_and_one_close_by_rules_out_a_retreat(e1m1_ro
     assert cover.wanted(RETREAT_BELOW - 1, [demon_far, imp])
     assert not cover.wanted(RETREAT_BELOW - 1, [demon_near, imp])  # backing off would only turn its back on it
     assert not cover.wanted(100, [demon_far, demon_far, imp])  # two biters and an imp are no crowd to hide from
+    # A crowd is backed off from with a biter close by all the same: the biter follows, and is fought alone round
+    # the corner (freedoom1 E1M6's ambush of imps, a demon and a spectre).
+    near_imps = [("DoomImp", 0.0, 0.0, 300.0)] * 3
+    assert cover.wanted(100, [demon_near, *near_imps])
 
 
 def test_the_steps_back_keep_the_view_and_in_cover_it_faces_the_way_they_come(e1m1_rooms):
