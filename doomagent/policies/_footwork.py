@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from doomagent.env.actions import Action
-from doomagent.env.observation import Observation, bearing
+from doomagent.env.observation import Observation
+from doomagent.policies._steer import step_toward
 
 Point = tuple[float, float]
 HazardAt = Callable[[float, float], bool]
@@ -23,7 +24,6 @@ BLOCKED_FOR = 10  # decisions a way that went nowhere is not stepped again
 BLOCKED_WITHIN = 45.0  # degrees either side of such a way that count as the same way
 BODY = 48.0  # map units from a live monster's centre within which a step's end runs into it (radii 16 + 20 to 30)
 STEPS = {Action.DOWN: 180.0, Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a step's way off the view
-MOVES = {Action.UP: 0.0} | STEPS
 # Rings (map units) and headings searched for the nearest safe floor off a hurting one, and how near to it is reached.
 REFUGE_RINGS, REFUGE_HEADINGS, REFUGE_REACHED = (32.0, 64.0, 96.0, 128.0, 192.0, 256.0), 16, 12.0
 
@@ -81,10 +81,7 @@ class Footwork:
                 ),
                 None,
             )
-        if refuge is None:
-            return None
-        off = bearing(x, y, obs.angle, *refuge)
-        return min(MOVES, key=lambda a: abs((off - MOVES[a] + 180.0) % 360.0 - 180.0))
+        return None if refuge is None else step_toward(obs, refuge)
 
 
 def _same_way(a: float, b: float) -> bool:
