@@ -4,7 +4,9 @@ and a fight is not fought standing on a hurting floor.
 
 Pinned between two demons against a wall, freedoom1 E1M5's navigator stepped back into one nine times in a row,
 moved nowhere, and never fired at the other (seed 9322). On freedoom1 E1M6 it fought a spectre and a demon from the
-nukage for 150 frames and lost 30 health to the floor alone (the same seed)."""
+nukage for 150 frames and lost 30 health to the floor alone (the same seed). On freedoom1 E1M8 it fought a baron from
+a room's corner, where no step aside or back was safe: it stood still and fired while the baron walked up through its
+own fireballs and clawed it to death (seed 9320); such a fight first steps out to where it can step aside."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ BODY = 48.0  # map units from a live monster's centre within which a step's end 
 STEPS = {Action.DOWN: 180.0, Action.STRAFE_LEFT: 90.0, Action.STRAFE_RIGHT: -90.0}  # a step's way off the view
 # Rings (map units) and headings searched for the nearest safe floor off a hurting one, and how near to it is reached.
 REFUGE_RINGS, REFUGE_HEADINGS, REFUGE_REACHED = (32.0, 64.0, 96.0, 128.0, 192.0, 256.0), 16, 12.0
+ROOM_RINGS = (64.0, 96.0, 128.0, 192.0)  # map units searched for a spot to fight from out of a corner
+ROOM_STEP = 48.0  # a step aside or back that such a spot leaves room for (the navigator's SIDESTEP)
+# Map units nearer the monster fought than the player stands that such a spot may be (a corner faces the room, and
+# the monster is in it), and how near that monster it may never be.
+ROOM_CLOSER, ROOM_KEEP = 64.0, 128.0
 
 
 @dataclass
@@ -36,6 +43,7 @@ class Footwork:
     _blocked: list[tuple[float, int]] = field(default_factory=list)  # heading -> the decision it may be tried again
     _nowhere: float | None = None  # the way of the last step that went nowhere, till one goes somewhere
     _refuge: tuple[float, float] | None = None  # the safe floor a fight on a hurting one steps off to
+    _room: tuple[float, float] | None = None  # the spot a fight in a corner steps out to
 
     def settle(self, obs: Observation, decision: int) -> None:
         """Mark the last step's way blocked when it and the step before it that way did not move the player (one
@@ -83,10 +91,40 @@ class Footwork:
             )
         return None if refuge is None else step_toward(obs, refuge)
 
+    def out_of_corner(self, obs: Observation, walkable: Callable[[Point, Point], bool], foe: Point) -> Action | None:
+        """Return a step toward the nearest spot with room to step aside both ways and back from `foe` (a monster's
+        place), straight across walkable floor, into no monster, at most ROOM_CLOSER nearer `foe` than the player
+        stands and never within ROOM_KEEP of it; None with no such spot within reach. For a fight with no safe step
+        aside or back."""
+        x, y, _ = obs.position
+        room = self._room
+        off = math.inf if room is None else math.dist((x, y), room)
+        if not REFUGE_REACHED <= off <= ROOM_RINGS[-1] or room is None or not walkable((x, y), room):
+            near = max(math.dist((x, y), foe) - ROOM_CLOSER, ROOM_KEEP)
+            room = self._room = next(
+                (
+                    to
+                    for r in ROOM_RINGS
+                    for k in range(REFUGE_HEADINGS)
+                    if math.dist(to := _ahead(x, y, math.tau * k / REFUGE_HEADINGS, r), foe) >= near
+                    and walkable((x, y), to)
+                    and not into_monster(obs, to)
+                    and _roomy(to, foe, walkable)
+                ),
+                None,
+            )
+        return None if room is None else step_toward(obs, room)
+
 
 def _same_way(a: float, b: float) -> bool:
     """Return True when two headings (degrees) are within BLOCKED_WITHIN of each other."""
     return abs((a - b + 180.0) % 360.0 - 180.0) < BLOCKED_WITHIN
+
+
+def _roomy(spot: Point, foe: Point, walkable: Callable[[Point, Point], bool]) -> bool:
+    """Return True when from `spot`, facing `foe`, a step of ROOM_STEP aside either way and back is walkable."""
+    facing = math.atan2(foe[1] - spot[1], foe[0] - spot[0])
+    return all(walkable(spot, _ahead(*spot, facing + turn, ROOM_STEP)) for turn in (math.pi / 2, -math.pi / 2, math.pi))
 
 
 def _ahead(x: float, y: float, heading: float, distance: float) -> Point:

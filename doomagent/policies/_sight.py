@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from doomagent.env.geometry import MapGeometry
+from doomagent.env.geometry import MIN_HEADROOM, MapGeometry
 from doomagent.env.observation import LiveMap
 from doomagent.env.rooms import crossed
 
@@ -63,6 +63,15 @@ class Sight:
         highest = min(base + BODY, float(np.min(z + (high - z) / t)))
         return lowest <= highest
 
+    def shut_between(self, live: LiveMap, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when the walk from a to b crosses an opening a player does not fit through now (a door shut:
+        the walk's grid counts a door as a way, since walking into it opens it, but a step in a fight opens none)."""
+        openings = self._openings(live, a, b)
+        if openings is None:
+            return False  # a wall: the walk's own test
+        low, high, _along = openings
+        return bool((high - low < MIN_HEADROOM).any())
+
     def level_shot(self, live: LiveMap, start: tuple[float, float], z: float, target: tuple[float, float]) -> bool:
         """Return True when a bullet fired level at height `z` from `start` gets to `target`: every line on the way
         two-sided, its opening spanning z at the heights now (one meets the face of a step up, or a lintel, and stops
@@ -77,24 +86,31 @@ class Sight:
         self, live: LiveMap, position: tuple[float, float, float], angle: float, length: float, *, radius: float
     ) -> bool:
         """Return True when a missile of `radius` fired from the player at `position` (x, y, floor z) along `angle`
-        (degrees) meets no wall within `length` map units: neither its middle nor either side of it crosses a
-        one-sided line or an opening its height does not pass (a wall's corner beside the sight line stops it)."""
+        (degrees) meets no wall within `length` map units. Doom moves a missile as a square box, `radius` each way
+        along the map's axes, so on a diagonal it sweeps a band radius * (|cos| + |sin|) either side of its line
+        (about 1.4 times the radius): no one-sided line, nor an opening its height does not pass, may cross the
+        band or end in it (a wall's corner beside the sight line stops it)."""
         x, y, z = position
         heading = math.radians(angle)
         cos, sin = math.cos(heading), math.sin(heading)
+        half = radius * (abs(cos) + abs(sin))
         low, high = z + MISSILE_Z, z + MISSILE_Z + 2 * radius
-        for side in (-radius, 0.0, radius):
-            a = (x - side * sin, y + side * cos)
-            hits, _along = crossed(a, (a[0] + length * cos, a[1] + length * sin), self.segments)
-            lines = np.flatnonzero(hits)
-            if not len(lines):
-                continue
-            front, back = self.front[lines], self.back[lines]
-            if (back < 0).any():
-                return False
-            if (np.maximum(live.floors[front], live.floors[back]) > low).any():
-                return False
-            if (np.minimum(live.ceilings[front], live.ceilings[back]) < high).any():
+        front, back = self.front, self.back
+        other = np.where(back < 0, front, back)
+        floor = np.maximum(live.floors[front], live.floors[other])
+        ceiling = np.minimum(live.ceilings[front], live.ceilings[other])
+        walls = self.segments[(back < 0) | (floor > low) | (ceiling < high)]
+        # Each wall's ends in the missile's frame: along its line, and across it (to the left).
+        dx, dy = walls[:, [0, 2]] - x, walls[:, [1, 3]] - y
+        along, across = dx * cos + dy * sin, dy * cos - dx * sin
+        if ((along >= 0) & (along <= length) & (np.abs(across) <= half)).any():
+            return False  # a wall ends inside the band
+        for side in {-half, 0.0, half}:
+            c0, c1 = across[:, 0] - side, across[:, 1] - side
+            meets = (c0 * c1 <= 0) & (c0 != c1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                at = along[:, 0] + (along[:, 1] - along[:, 0]) * c0 / (c0 - c1)
+            if (meets & (at >= 0) & (at <= length)).any():
                 return False
         return True
 

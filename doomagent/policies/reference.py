@@ -55,6 +55,10 @@ MISSILE_SUFFIXES, DODGE_FROM, DODGE_WIDTH = ("Ball", "Rocket", "Tracer", "Plasma
 DODGE_STEPS = 4  # sidesteps out of one missile's way at most
 ROCKET_SAFE = 224.0  # the rocket launcher is used on tough monsters only while nothing is nearer than this
 ROCKET_RADIUS = 11.0  # a rocket's radius: a wall's corner this near the line of fire sets it off
+# Decisions after FIRE with the rocket launcher that the player holds still till the rocket leaves (the launcher
+# fires 8 tics after the press): a step in between moves the line of fire found clear (freedoom1 E1M8, seeds
+# 9322-9323: rockets met a wall's corner beside the line, and the blasts took 66 and 84 health).
+LAUNCH = 5
 ROCKET_KEEP = 160.0  # and, once in hand, kept till something comes this near (its blast reaches 128 past the wall)
 PICKUP_RANGE = 400.0  # detour for items in view this close
 PICKUP_BELOW = 60  # health under which health items are worth a detour
@@ -101,6 +105,7 @@ class ReferenceNavigator:
     _health: int = 100
     _ammo: tuple[int, int] = (0, 0)  # the weapon in hand and its ammo, last decision
     _shot_at: int = -1_000  # the decision the weapon in hand last fired on
+    _rocket_at: int = -1_000  # the decision FIRE was last pressed with the rocket launcher in hand (normal play)
     _missiles: dict[int, tuple[float, int]] = field(default_factory=dict)  # missile id -> (distance, sidesteps)
     _search: int = 0
     _shots: int = 0
@@ -144,7 +149,14 @@ class ReferenceNavigator:
             return False
         if not self.god and (self._footwork.blocked(obs.angle + turn) or into_monster(obs, to)):
             return False  # it went nowhere lately, or it runs into a monster's body
-        return self.explorer.walkable((x, y), to)
+        return self._steppable(obs, (x, y), to)
+
+    def _steppable(self, obs: Observation, a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """Return True when a fight's straight step from a to b is walkable and, in normal play, meets no door shut
+        now (freedoom1 E1M7, seed 9338: sidesteps into a shut door, a demon biting, moved the player nowhere)."""
+        if self._threats is not None and obs.live is not None and self._threats.sight.shut_between(obs.live, a, b):
+            return False
+        return self.explorer.walkable(a, b)
 
     def _sidestep(self, obs: Observation, *, turn: bool = False) -> Action | None:
         """Return a sidestep the way the last one went (`turn`: the other way), or the other way when that one is not
@@ -152,6 +164,14 @@ class ReferenceNavigator:
         if turn or not self._safe(obs, _SIDE[self._dodge]):
             self._dodge = Action.STRAFE_RIGHT if self._dodge is Action.STRAFE_LEFT else Action.STRAFE_LEFT
         return self._dodge if self._safe(obs, _SIDE[self._dodge]) else None
+
+    def _cornered(self, obs: Observation, target: VisibleObject) -> Action | None:
+        """Return a step out of a corner where no step aside or back is safe, toward a spot with room for them
+        (`Footwork.out_of_corner`); None with no such spot near."""
+        x, y, _ = obs.position
+        heading = math.radians(obs.angle + target.bearing)
+        foe = (x + target.distance * math.cos(heading), y + target.distance * math.sin(heading))
+        return self._footwork.out_of_corner(obs, lambda a, b: self._steppable(obs, a, b), foe)
 
     def _excursion(self, obs: Observation) -> Action | None:
         """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a
@@ -299,6 +319,8 @@ class ReferenceNavigator:
         self._footwork.settle(obs, self._decisions)
         action = self._act(obs)
         self._footwork.took(obs, action)
+        if action is Action.FIRE and obs.hud.weapon == 5 and not self.god:
+            self._rocket_at = self._decisions
         return action
 
     def _act(self, obs: Observation) -> Action:
@@ -313,6 +335,8 @@ class ReferenceNavigator:
         if obs.hud.weapon == self._ammo[0] and obs.hud.weapon_ammo < self._ammo[1]:
             self._shot_at = self._decisions  # the gun in hand fired
         self._ammo = (obs.hud.weapon, obs.hud.weapon_ammo)
+        if obs.hud.weapon == 5 and self._shot_at < self._rocket_at and self._decisions - self._rocket_at <= LAUNCH:
+            return Action.WAIT  # the rocket pressed for has not left yet: a step now moves its line of fire
         move = self._move_off(obs)
         if move is not None:
             return move
@@ -403,7 +427,7 @@ class ReferenceNavigator:
                 # other at a wall), and aims again just before it is ready (a baron's ball takes 17 tics to cross 250
                 # units; a walking sidestep covers 100 in them: freedoom1 E1M8's barons hit one standing between
                 # shots four times, seed 9323).
-                side = self._sidestep(obs)
+                side = self._sidestep(obs) or self._cornered(obs, target)
                 if side is not None:
                     return side
             turn = self._aim(target)
@@ -428,6 +452,9 @@ class ReferenceNavigator:
                 if side is not None:
                     self._dodge = side
                     return side
+                corner = self._cornered(obs, target)
+                if corner is not None:
+                    return corner
             outnumbered = sum(o.distance < OUTNUMBERED_WITHIN for o in live) >= 2
             if outnumbered and obs.hud.health < GIVE_GROUND and self._shots % 2 == 1 and self._safe(obs, 180):
                 return Action.DOWN  # hurt and facing several: give ground between shots (they come on one by one)

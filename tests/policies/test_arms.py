@@ -94,6 +94,18 @@ def test_a_rocket_is_not_fired_past_a_wall_beside_the_line_of_fire():
     assert sight.clear_shot(live, (-2.0, -387.0, 0.0), 169.0, 224.0, radius=11.0)  # a sidestep on, it is clear
 
 
+def test_a_rocket_fired_on_a_diagonal_sweeps_its_box_past_a_corner():
+    # freedoom1 E1M8 (seed 9323): fired from (18, -577) at 315.7 degrees toward a baron 550 units off, a rocket went
+    # off about 75 units out at the corner (64, -640): a circle of radius 11 passes it by 2.7 units, but Doom moves
+    # the rocket as a square box, which on this diagonal reaches 15.6 units either side of its line. The blast took
+    # 67 of the player's 69 health.
+    g, live = _at_start("E1M8")
+    sight = Sight(g)
+    assert not sight.clear_shot(live, (18.0, -577.0, 0.0), 315.7, 224.0, radius=11.0)
+    assert sight.clear_shot(live, (18.0, -577.0, 0.0), 315.7, 224.0, radius=0.0)  # a bullet's line passes
+    assert sight.clear_shot(live, (40.0, -560.0, 0.0), 315.7, 224.0, radius=11.0)  # two sidesteps on, it is clear
+
+
 def test_a_gun_close_by_breaks_a_walk_off_once_the_walk_can_reach_it():
     # freedoom1 E1M8: the chaingun and the rocket launcher stand 750 units from the middle of the start hall, in pits
     # of pillars that take 112 tics to lower. The check every 60 decisions found them out of reach while they were
