@@ -78,17 +78,7 @@ class Footwork:
             return None
         refuge = self._refuge
         if refuge is None or math.dist((x, y), refuge) < REFUGE_REACHED or not walkable((x, y), refuge):
-            refuge = self._refuge = next(
-                (
-                    to
-                    for r in REFUGE_RINGS
-                    for k in range(REFUGE_HEADINGS)
-                    if not hazard(*(to := _ahead(x, y, math.tau * k / REFUGE_HEADINGS, r)))
-                    and walkable((x, y), to)
-                    and not into_monster(obs, to)
-                ),
-                None,
-            )
+            refuge = self._refuge = _nearest(obs, walkable, REFUGE_RINGS, lambda to: not hazard(*to))
         return None if refuge is None else step_toward(obs, refuge)
 
     def out_of_corner(self, obs: Observation, walkable: Callable[[Point, Point], bool], foe: Point) -> Action | None:
@@ -101,17 +91,8 @@ class Footwork:
         off = math.inf if room is None else math.dist((x, y), room)
         if not REFUGE_REACHED <= off <= ROOM_RINGS[-1] or room is None or not walkable((x, y), room):
             near = max(math.dist((x, y), foe) - ROOM_CLOSER, ROOM_KEEP)
-            room = self._room = next(
-                (
-                    to
-                    for r in ROOM_RINGS
-                    for k in range(REFUGE_HEADINGS)
-                    if math.dist(to := _ahead(x, y, math.tau * k / REFUGE_HEADINGS, r), foe) >= near
-                    and walkable((x, y), to)
-                    and not into_monster(obs, to)
-                    and _roomy(to, foe, walkable)
-                ),
-                None,
+            room = self._room = _nearest(
+                obs, walkable, ROOM_RINGS, lambda to: math.dist(to, foe) >= near, lambda to: _roomy(to, foe, walkable)
             )
         return None if room is None else step_toward(obs, room)
 
@@ -119,6 +100,30 @@ class Footwork:
 def _same_way(a: float, b: float) -> bool:
     """Return True when two headings (degrees) are within BLOCKED_WITHIN of each other."""
     return abs((a - b + 180.0) % 360.0 - 180.0) < BLOCKED_WITHIN
+
+
+def _nearest(
+    obs: Observation,
+    walkable: Callable[[Point, Point], bool],
+    rings: tuple[float, ...],
+    fits: Callable[[Point], bool],
+    then: Callable[[Point], bool] = lambda _to: True,
+) -> Point | None:
+    """Return the nearest point on `rings` (map units, REFUGE_HEADINGS headings each) round the player that `fits`,
+    is reached by a straight walk, runs into no monster and passes `then` (a dearer test, tried last); None if none."""
+    x, y, _ = obs.position
+    return next(
+        (
+            to
+            for r in rings
+            for k in range(REFUGE_HEADINGS)
+            if fits(to := _ahead(x, y, math.tau * k / REFUGE_HEADINGS, r))
+            and walkable((x, y), to)
+            and not into_monster(obs, to)
+            and then(to)
+        ),
+        None,
+    )
 
 
 def _roomy(spot: Point, foe: Point, walkable: Callable[[Point, Point], bool]) -> bool:
