@@ -33,6 +33,13 @@ MELEE = frozenset({"Demon", "Spectre", "LostSoul"})
 THREAT = {"ShotgunGuy": 3.0, "ChaingunGuy": 3.0, "WolfensteinSS": 3.0, "Zombieman": 2.0, "DoomImp": 1.5}
 
 
+def _where(obs: Observation, o: VisibleObject) -> tuple[float, float]:
+    """Return where an object in view stands on the map (from the player's place, its bearing and distance)."""
+    x, y, _ = obs.position
+    heading = math.radians(obs.angle + o.bearing)
+    return x + o.distance * math.cos(heading), y + o.distance * math.sin(heading)
+
+
 def _threat_order(o: VisibleObject) -> float:
     """Return a sort key: lower is shot first (distance divided by how dangerous the monster is)."""
     threat = THREAT.get(o.name, 1.0)
@@ -168,10 +175,7 @@ class ReferenceNavigator:
     def _cornered(self, obs: Observation, target: VisibleObject) -> Action | None:
         """Return a step out of a corner where no step aside or back is safe, toward a spot with room for them
         (`Footwork.out_of_corner`); None with no such spot near."""
-        x, y, _ = obs.position
-        heading = math.radians(obs.angle + target.bearing)
-        foe = (x + target.distance * math.cos(heading), y + target.distance * math.sin(heading))
-        return self._footwork.out_of_corner(obs, lambda a, b: self._steppable(obs, a, b), foe)
+        return self._footwork.out_of_corner(obs, lambda a, b: self._steppable(obs, a, b), _where(obs, target))
 
     def _excursion(self, obs: Observation) -> Action | None:
         """Return a sidestep of a run of them every so often in a long fight, one way then the other next time: a
@@ -288,15 +292,13 @@ class ReferenceNavigator:
 
     def _wanted_item(self, obs: Observation) -> VisibleObject | None:
         """Return the nearest item in view worth a detour: a weapon, health when hurt, ammo when low."""
-
         x, y, _ = obs.position
         grid = self.explorer.room_map.navgrid
 
         def wanted(o: VisibleObject) -> bool:
             if self._tries.get(o.id, 0) > GIVE_UP or o.distance > PICKUP_RANGE:
                 return False
-            heading = math.radians(obs.angle + o.bearing)
-            ox, oy = x + o.distance * math.cos(heading), y + o.distance * math.sin(heading)
+            ox, oy = _where(obs, o)
             if grid.is_hazard(ox, oy) or not self.explorer.clear((x, y), (ox, oy)):
                 return False  # on a hurting floor, or not straight across walkable floor
             if o.category == "Weapon":
@@ -319,7 +321,7 @@ class ReferenceNavigator:
         self._footwork.settle(obs, self._decisions)
         action = self._act(obs)
         self._footwork.took(obs, action)
-        if action is Action.FIRE and obs.hud.weapon == 5 and not self.god:
+        if action is Action.FIRE and obs.hud.weapon == 5:
             self._rocket_at = self._decisions
         return action
 
