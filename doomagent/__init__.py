@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from doomagent.runtime.gates import episode_over, every_frames, needs_wait, runs_this_decision
     from doomagent.runtime.state import DoomState
 
-__version__ = "0.7.25"
+__version__ = "0.7.26"
 
 _WHERE = {
     "Answer": "doomagent.runtime.context",

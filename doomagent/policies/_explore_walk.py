@@ -20,7 +20,7 @@ from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
-from doomagent.policies._footing import standing_cell, up_the_stair
+from doomagent.policies._footing import drop_ahead, held_back, slide_brake, standing_cell, up_the_stair
 from doomagent.policies._goal import BOSS, OPENED, RIDE, Goal
 from doomagent.policies._interactions import Interaction, aim_at_target
 from doomagent.policies._livegrid import TELEPORT_JUMP, LiveGrid, Walk, moved
@@ -265,6 +265,10 @@ class Walker:
         if to_go == 0.0 or self._at(goal, here):
             return self._do(obs, live, here, goal)
         if not math.isfinite(to_go):
+            lg = self.live_grid
+            back = held_back(lg.grid, walk, here, self.z, dist)  # over a drop, held up by the ledge beside
+            if back is not None and self._decisions - self._moved_at[lg.sector[lg.grid.cell_of(*back)]] > SETTLED:
+                return step_toward(obs, back)  # back onto it before sliding off (not onto a moving floor)
             if self._decisions - self._moving < 8 and goal.waited < MOTION_WAIT:
                 goal.waited += 1  # a lift on its way, a door opening: the way may open in a moment
                 return Action.WAIT
@@ -339,21 +343,18 @@ class Walker:
             return step_toward(obs, away)
         walk = self.walk
         assert walk is not None
+        brake = slide_brake(walk, grid, self.z, here, self._moved, path)
+        if brake is not None:
+            return step_toward(obs, brake)
         point = up_the_stair(lg.stairs, walk, here, path, live.floors) or grid.centre(target)
         if abs(bearing_off(obs, point)) > BRAKE_TURN and self._speed > BRAKE_SPEED:
             return Action.DOWN
         tolerance = walk_tolerance(here, point)
-        if FINE_TOLERANCE < abs(bearing_off(obs, point)) <= tolerance and self._drop_ahead(obs, here, point):
+        if FINE_TOLERANCE < abs(bearing_off(obs, point)) <= tolerance and drop_ahead(
+            walk, grid, self.z, obs, here, point
+        ):
             tolerance = FINE_TOLERANCE  # off the way within the tolerance, but the view's way runs off a ledge
         return turn_toward(obs, point, tolerance=tolerance) or Action.UP
-
-    def _drop_ahead(self, obs: Observation, here: Point, point: Point) -> bool:
-        """Return True when walking as the view points, as far as the point, crosses ground a step below the player's
-        (a walk along a ledge that drifts a few degrees falls off it; one along a wall slides on)."""
-        walk, grid, heading, far = self.walk, self.live_grid.grid, math.radians(obs.angle), math.dist(here, point)
-        steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
-        cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
-        return walk is not None and any(walk.standable[c] and walk.floor[c] < self.z - MAX_STEP for c in cells)
 
     def _door_between(self, a: Point, b: Point, live: LiveMap) -> Point | None:
         """Return where the step from a to b crosses a closed door's push line, or None."""

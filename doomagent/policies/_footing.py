@@ -15,11 +15,13 @@ import numpy as np
 
 from doomagent.env.geometry import MAX_STEP
 from doomagent.env.navgrid import CELL, NavGrid
+from doomagent.env.observation import Observation
 from doomagent.policies._livegrid import Walk
 from doomagent.policies._stairs import Stairs
 
 Point = tuple[float, float]
 WAY_AHEAD = 2  # points (4 units apart) past the nearest one that a walk up a winding stair heads for
+SLIDE_AHEAD = 3.0  # the last decision's move this many times over: about how far a run goes on that brakes now
 
 
 def standing_cell(grid: NavGrid, walk: Walk, here: Point, z: float) -> int:
@@ -53,3 +55,40 @@ def up_the_stair(stairs: Stairs, walk: Walk, here: Point, path: list[int], floor
         return None
     near = min(range(len(way)), key=lambda k: math.dist(here, way[k]))
     return way[min(near + WAY_AHEAD, len(way) - 1)]
+
+
+def held_back(grid: NavGrid, walk: Walk, here: Point, z: float, dist: np.ndarray) -> Point | None:
+    """Return the centre of the cell of the ledge holding up a player whose centre is over ground a step or more below
+    it, when the way goes on from the ledge (finite `dist`), else None. A walk that waits there slides off (freedoom1
+    E3M3: the corner of a 32-unit bridge over a pit)."""
+    cell = grid.cell_of(*here)
+    if walk.standable[cell] and walk.floor[cell] >= z - MAX_STEP:
+        return None
+    held = standing_cell(grid, walk, here, z)
+    if held < 0 or abs(float(walk.floor[held]) - z) > MAX_STEP or not math.isfinite(float(dist[held])):
+        return None
+    return float(grid.cx[held]), float(grid.cy[held])
+
+
+def drop_ahead(walk: Walk | None, grid: NavGrid, z: float, obs: Observation, here: Point, point: Point) -> bool:
+    """Return True when walking as the view points, as far as the point, crosses ground a step below the player's
+    (a walk along a ledge that drifts a few degrees falls off it; one along a wall slides on)."""
+    heading, far = math.radians(obs.angle), math.dist(here, point)
+    steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
+    cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
+    return walk is not None and any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells)
+
+
+def slide_brake(walk: Walk, grid: NavGrid, z: float, here: Point, moved: Point, path: list[int]) -> Point | None:
+    """Return a point behind the player to step toward (a brake) when the way it slides, braking from now, runs over
+    ground a step or more below it and the way ahead stays up, else None. A run turns its view at a ledge's corner,
+    not its momentum (freedoom1 E3M3: a 32-unit bridge over a pit, bent at 45 degrees)."""
+    speed = math.hypot(*moved)
+    if speed * SLIDE_AHEAD < CELL or any(walk.floor[c] < z - MAX_STEP for c in path):
+        return None
+    ux, uy = moved[0] / speed, moved[1] / speed
+    steps = np.linspace(CELL / 2, speed * SLIDE_AHEAD, max(2, int(speed * SLIDE_AHEAD / 8.0)))
+    cells = [grid.cell_of(here[0] + d * ux, here[1] + d * uy) for d in steps]
+    if any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells):
+        return here[0] - moved[0], here[1] - moved[1]
+    return None

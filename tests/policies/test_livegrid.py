@@ -267,3 +267,33 @@ def test_a_trigger_crossed_on_the_way_counts_as_set_off_unless_another_moves_its
     assert set_off_already(items, LiveMap(risen, ceilings, frozenset()), floors, ceilings) == []
     alone = set_off_already([trigger], LiveMap(risen, ceilings, frozenset()), floors, ceilings)
     assert alone == [trigger] and trigger.done
+
+
+@pytest.mark.slow
+def test_a_run_round_a_narrow_bridges_corner_brakes_and_steps_back_onto_it():
+    # freedoom1 E3M3: a 32-unit bridge at height 0 over a pit (-128 rails, -152 below), bent 45 degrees at its
+    # south-west corner. A run west along its south arm, turned north at the corner, slid on off its outer edge.
+    from doomagent.env.geometry import MAX_STEP
+    from doomagent.policies._footing import held_back, slide_brake
+
+    grid = LiveGrid(auto_rooms(MapGeometry.load("E3M3", "freedoom1.wad")))
+    walk, nav = _walk(grid), grid.grid
+    dist, pred = walk.field_to(np.array([nav.cell_of(352.0, -6100.0)]))  # up the bridge's west arm
+    start = nav.cell_of(431.0, -6724.0)
+    path = [start]
+    while len(path) <= 20 and pred[path[-1]] >= 0:
+        path.append(int(pred[path[-1]]))
+    assert all(walk.floor[c] == 0 for c in path)
+    # Running west (15 units a tic) 55 units short of the corner: its slide runs off the edge, so it brakes.
+    brake = slide_brake(walk, nav, 0.0, (431.0, -6724.0), (-30.0, 3.0), path)
+    assert brake is not None and brake[0] > 431.0
+    # Along the south arm, far from the corner, or walking slowly: no brake.
+    arm = [nav.cell_of(x, -6744.0) for x in (600.0, 580.0, 560.0)]
+    assert slide_brake(walk, nav, 0.0, (640.0, -6744.0), (-30.0, 0.0), arm) is None
+    assert slide_brake(walk, nav, 0.0, (431.0, -6724.0), (-4.0, 0.0), path) is None
+    # Its centre over the rail at (360, -6724), held up at 0 by the bridge: back onto the bridge's nearest cell.
+    assert walk.floor[nav.cell_of(360.0, -6724.0)] < -MAX_STEP
+    back = held_back(nav, walk, (360.0, -6724.0), 0.0, dist)
+    assert back is not None and math.dist(back, (360.0, -6724.0)) < 24 and walk.floor[nav.cell_of(*back)] == 0
+    assert held_back(nav, walk, (360.0, -6724.0), -152.0, dist) is None  # down in the pit: nothing holds it up
+    assert held_back(nav, walk, (640.0, -6744.0), 0.0, dist) is None  # on the bridge
