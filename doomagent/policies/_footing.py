@@ -1,5 +1,6 @@
 """Where a walk on the live grid stands and how it steps on narrow ground: the cell under a player held up by a
-ledge beside it, and the point to head for up a winding stair.
+ledge beside it (and the step back onto that ledge), the point to head for up a winding stair, and the brake before
+a run slides off a ledge.
 
 The grid's cell under a player's centre is not always the ground it stands on: a player's floor is the highest
 within its radius, so one over a pit, held up by a stair or a ledge beside it, stands on that and not on the pit
@@ -70,13 +71,11 @@ def held_back(grid: NavGrid, walk: Walk, here: Point, z: float, dist: np.ndarray
     return float(grid.cx[held]), float(grid.cy[held])
 
 
-def drop_ahead(walk: Walk | None, grid: NavGrid, z: float, obs: Observation, here: Point, point: Point) -> bool:
+def drop_ahead(walk: Walk, grid: NavGrid, z: float, obs: Observation, here: Point, point: Point) -> bool:
     """Return True when walking as the view points, as far as the point, crosses ground a step below the player's
     (a walk along a ledge that drifts a few degrees falls off it; one along a wall slides on)."""
-    heading, far = math.radians(obs.angle), math.dist(here, point)
-    steps = np.linspace(0.0, far, max(2, int(far / 8.0)))
-    cells = [grid.cell_of(here[0] + d * math.cos(heading), here[1] + d * math.sin(heading)) for d in steps]
-    return walk is not None and any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells)
+    heading = math.radians(obs.angle)
+    return _drops_along(walk, grid, z, here, (math.cos(heading), math.sin(heading)), 0.0, math.dist(here, point))
 
 
 def slide_brake(walk: Walk, grid: NavGrid, z: float, here: Point, moved: Point, path: list[int]) -> Point | None:
@@ -86,9 +85,14 @@ def slide_brake(walk: Walk, grid: NavGrid, z: float, here: Point, moved: Point, 
     speed = math.hypot(*moved)
     if speed * SLIDE_AHEAD < CELL or any(walk.floor[c] < z - MAX_STEP for c in path):
         return None
-    ux, uy = moved[0] / speed, moved[1] / speed
-    steps = np.linspace(CELL / 2, speed * SLIDE_AHEAD, max(2, int(speed * SLIDE_AHEAD / 8.0)))
-    cells = [grid.cell_of(here[0] + d * ux, here[1] + d * uy) for d in steps]
-    if any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells):
+    if _drops_along(walk, grid, z, here, (moved[0] / speed, moved[1] / speed), CELL / 2, speed * SLIDE_AHEAD):
         return here[0] - moved[0], here[1] - moved[1]
     return None
+
+
+def _drops_along(walk: Walk, grid: NavGrid, z: float, here: Point, way: Point, near: float, far: float) -> bool:
+    """Return True when the line from `here` along the unit vector `way`, from `near` to `far` units out (sampled
+    about every 8 units), crosses standable ground a step or more below z."""
+    steps = np.linspace(near, far, max(2, int(far / 8.0)))
+    cells = [grid.cell_of(here[0] + d * way[0], here[1] + d * way[1]) for d in steps]
+    return any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells)
