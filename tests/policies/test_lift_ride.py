@@ -169,6 +169,8 @@ def test_a_walk_turns_finely_where_the_view_runs_off_a_ledge(e1m3, live_grid):
     # freedoom2 MAP14 (seed 8000, reference-nav): a walk along a ledge drifted 16 degrees off its way (within the
     # tolerance for a far point), fell 64 units, and the red keycard was out of reach from below. A walk whose view
     # runs over ground a step below turns finely; along a wall or open floor it keeps the usual tolerance.
+    from doomagent.policies._footing import drop_ahead
+
     walker = _walker(e1m3, live_grid)
     walker.z = 0.0
     here = (-300.0, 40.0)  # on the room's floor, between its south wall and the nukage pit (104 units down)
@@ -177,10 +179,18 @@ def test_a_walk_turns_finely_where_the_view_runs_off_a_ledge(e1m3, live_grid):
     def facing(angle: float) -> Observation:
         return Observation(np.zeros((4, 4, 3), np.uint8), hud, (*here, 0.0), angle, 0, "A", 5, (), False)
 
-    assert walker._drop_ahead(facing(90.0), here, (-300.0, 200.0))  # north, over the pit
-    assert walker._drop_ahead(facing(30.0), here, (-130.0, 40.0))  # east, drifting 30 degrees toward it
-    assert not walker._drop_ahead(facing(0.0), here, (-130.0, 40.0))  # east along the room's strip
-    assert not walker._drop_ahead(facing(-20.0), here, (-130.0, 40.0))  # drifting toward the wall: it slides on
+    assert drop_ahead(
+        walker.walk, walker.live_grid.grid, walker.z, facing(90.0), here, (-300.0, 200.0)
+    )  # north, over the pit
+    assert drop_ahead(
+        walker.walk, walker.live_grid.grid, walker.z, facing(30.0), here, (-130.0, 40.0)
+    )  # east, drifting 30 degrees toward it
+    assert not drop_ahead(
+        walker.walk, walker.live_grid.grid, walker.z, facing(0.0), here, (-130.0, 40.0)
+    )  # east along the room's strip
+    assert not drop_ahead(
+        walker.walk, walker.live_grid.grid, walker.z, facing(-20.0), here, (-130.0, 40.0)
+    )  # drifting toward the wall: it slides on
 
 
 def test_a_lift_a_floor_raised_comes_back_to_where_it_stood_when_called():
