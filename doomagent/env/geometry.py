@@ -210,6 +210,13 @@ class MapGeometry:
                     out.add(int(self.line_back[i]))
         return frozenset(out)
 
+    @cached_property
+    def crushers(self) -> frozenset[int]:
+        """Return the sectors that perpetual crushers (crush-and-raise specials) set moving."""
+        pairs = zip(self.line_special.tolist(), self.line_tag.tolist(), strict=True)
+        tags = {int(t) for s, t in pairs if t and specials.is_crush_and_raise(s)}
+        return frozenset(np.flatnonzero(np.isin(self.sector_tag, list(tags))).tolist()) if tags else frozenset()
+
     def sector_at(self, x: float, y: float) -> int:
         """Return the sector containing point (x, y) by walking the BSP tree."""
         x, y = float(x), float(y)  # int16 inputs would overflow the cross product

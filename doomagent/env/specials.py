@@ -68,11 +68,15 @@ TAGGED_DOOR_SPECIALS: dict[int, Key | None] = {
     137: "yellow",
 }
 LIFT_SPECIALS = frozenset({10, 21, 62, 88, 120, 121, 122, 123})
+# Ceilings that, once set off, crush down to 8 above the floor and rise again for as long as the map runs: vanilla
+# (6 and 77 fast, 141 silent) and Boom (150, 164-165, 183-185).
+CRUSH_AND_RAISE_SPECIALS = frozenset({6, 25, 49, 73, 77, 141, 150, 164, 165, 183, 184, 185})
 
 # Boom generalized linedef ranges.
 _GEN_LOCKED_DOOR = range(0x3800, 0x3C00)
 _GEN_DOOR = range(0x3C00, 0x4000)
 _GEN_LIFT = range(0x3400, 0x3800)
+_GEN_CRUSHER = range(0x2F80, 0x3000)  # every generalized crusher crushes and raises
 _GEN_TRIGGER_MANUAL = (0, 1)  # trigger field values "push once/again" act on the line's back sector
 
 
@@ -110,6 +114,11 @@ def door_action(special: int) -> tuple[Literal["manual", "tagged"], Key | None] 
 def is_lift(special: int) -> bool:
     """Return True for a special that lowers a lift (platform) sector."""
     return special in LIFT_SPECIALS or special in _GEN_LIFT
+
+
+def is_crush_and_raise(special: int) -> bool:
+    """Return True for a special that sets a ceiling crushing down and back up for good (a perpetual crusher)."""
+    return special in CRUSH_AND_RAISE_SPECIALS or special in _GEN_CRUSHER
 
 
 PLAYER_START = 1

@@ -20,7 +20,8 @@ from doomagent.env.geometry import MAX_STEP, MIN_HEADROOM
 from doomagent.env.observation import LiveMap, Observation
 from doomagent.env.rooms import RoomMap, crossed
 from doomagent.env.specials import is_walked_exit
-from doomagent.policies._footing import drop_ahead, held_back, slide_brake, standing_cell, up_the_stair
+from doomagent.policies._crusher import CrusherWatch
+from doomagent.policies._footing import drop_ahead, held_back, slide_brake, standing_cell, straight_clear, up_the_stair
 from doomagent.policies._goal import BOSS, OPENED, RIDE, Goal
 from doomagent.policies._interactions import Interaction, aim_at_target
 from doomagent.policies._livegrid import TELEPORT_JUMP, LiveGrid, Walk, moved
@@ -59,11 +60,11 @@ SETTLE_WAIT = 200  # decisions at most waited for what a switch moves to stand s
 RIDE_WAIT, LIFT_PAUSE = 150, 60
 STEP_IN = 6  # decisions a ride from beside a lift steps toward it before it waits
 SETTLED = 8  # decisions since anything last moved after which the walk's floors are taken to be the live ones
+STILL = 4  # decisions since the floor under the player last moved after which its height is taken as the floor's
 BRAKE_TURN, BRAKE_SPEED = 60.0, 10.0  # a walk brakes before a turn of this many degrees, going this many units a step
 AIM_INSET = 0.3  # a switch is aimed at no nearer its ends than this share of its length
 AIMS, STEP_OUT = 24, 32.0  # decisions at most spent setting a use right; how far in front of a switch it steps out
 FINE_TOLERANCE = 4.0  # degrees off it before turning where walking on as the view points would run off a ledge
-CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 
 
 @dataclass
@@ -88,12 +89,14 @@ class Walker:
     _moving: int = -1_000_000  # the last decision on which some sector moved
     _moved_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per sector, last moved
     z: float = 0.0  # the player's height
+    _fell: float = 0.0  # how far it dropped in the last decision
     _sector: int = -1  # the sector the player stands in
     top: dict[int, float] = field(default_factory=dict)  # lift sector -> its floor as the map began (its top)
     _unstick: list[Action] = field(default_factory=list)
     _watch: ProgressWatch = field(default_factory=lambda: ProgressWatch(30))
     _still: StillWatch = field(default_factory=StillWatch)
     _pacer: UsePacer = field(default_factory=UsePacer)
+    _crushers: CrusherWatch = field(default_factory=CrusherWatch)
     _pushes: tuple[np.ndarray, np.ndarray] | None = None  # the push lines' ends and their door sectors
     # The ground past a lift just called that a walk across it while down reaches, where something is wanted.
     through: Callable[[Interaction, dict[int, float], LiveMap, int], np.ndarray | None] | None = None
@@ -122,28 +125,16 @@ class Walker:
 
     def cell(self, here: tuple[float, float]) -> int:
         """Return the standable cell the player stands on (`_footing.standing_cell`), or -1. Its height picks the
-        cell only where the walk has winding stairs to climb, and not while floors move (a lift under the player:
-        the walk's floors lag its height); elsewhere its cell is the one under it."""
+        cell, but not in a fall, nor while the floor under it moves (a lift: the walk's floors lag its height), nor
+        on a map with winding stairs while any floor moves; then its cell is the one under it."""
         assert self.walk is not None
-        settled = bool(self.walk.winding) and self._decisions - self._moving > SETTLED
+        own = self._sector < 0 or self._decisions - self._moved_at[self._sector] > STILL
+        settled = self._fell < 1 and own and (not self.walk.winding or self._decisions - self._moving > SETTLED)
         return standing_cell(self.live_grid.grid, self.walk, here, self.z if settled else math.inf)
 
     def clear(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
         """Return True when the straight walk from a to b keeps to standable cells on one floor."""
-        walk = self.walk
-        if walk is None:
-            return False
-        grid = self.live_grid.grid
-        length = math.dist(a, b)
-        n = max(2, int(length / 8.0))
-        xs, ys = np.linspace(a[0], b[0], n), np.linspace(a[1], b[1], n)
-        if length > 0:  # the player stands anywhere in its cell: the strip half a cell either side must be clear
-            nx, ny = (a[1] - b[1]) / length * CLEAR_SIDE, (b[0] - a[0]) / length * CLEAR_SIDE
-            xs, ys = np.concatenate([xs - nx, xs, xs + nx]), np.concatenate([ys - ny, ys, ys + ny])
-        i = np.clip(((xs - grid.x0) / 16).astype(int), 0, grid.nx - 1)
-        j = np.clip(((ys - grid.y0) / 16).astype(int), 0, grid.ny - 1)
-        cells = j * grid.nx + i
-        return bool(walk.standable[cells].all() and np.ptp(walk.floor[cells]) < 1)
+        return self.walk is not None and straight_clear(self.live_grid.grid, self.walk, a, b)
 
     # -- each decision ---------------------------------------------------------------------------------------
 
@@ -164,7 +155,7 @@ class Walker:
         else:
             self._moved_at = np.full(len(live.floors), -1_000_000)
         self._heights = (live.floors, live.ceilings)
-        self.z, self._sector = obs.position[2], obs.sector
+        self._fell, self.z, self._sector = self.z - obs.position[2], obs.position[2], obs.sector
         if not self.top:
             self.top = {int(s): float(live.floors[s]) for s in np.flatnonzero(self.live_grid.lifts)}
         goal = self.goal
@@ -267,8 +258,8 @@ class Walker:
         if not math.isfinite(to_go):
             lg = self.live_grid
             back = held_back(lg.grid, walk, here, self.z, dist)  # over a drop, held up by the ledge beside
-            if back is not None and self._decisions - self._moved_at[lg.sector[lg.grid.cell_of(*back)]] > SETTLED:
-                return step_toward(obs, back)  # back onto it before sliding off (not onto a moving floor)
+            if back is not None and self._fell < 1 and self._settled(self._sector, lg.sector[lg.grid.cell_of(*back)]):
+                return step_toward(obs, back)  # back onto it before sliding off (not in a fall, nor on a moving floor)
             if self._decisions - self._moving < 8 and goal.waited < MOTION_WAIT:
                 goal.waited += 1  # a lift on its way, a door opening: the way may open in a moment
                 return Action.WAIT
@@ -281,6 +272,12 @@ class Walker:
             else:
                 self.goal = None
             return Action.WAIT
+        path = [start]
+        while len(path) <= LOOK_AHEAD and pred[path[-1]] >= 0:
+            path.append(int(pred[path[-1]]))
+        held = self._crushers.hold(self.live_grid, obs, live, self._moved, path)
+        if held is not None:  # short of a crusher coming down: no stall while it passes
+            return held
         unstick = self._watch.stalled(to_go, (goal.serial, walk.version))
         if unstick:
             goal.stalls += 1
@@ -289,7 +286,10 @@ class Walker:
                 goal.stalls = 0
             self._unstick = unstick
             return self._unstick.pop()
-        return self._step(obs, live, here, start, pred)
+        return self._step(obs, live, here, path)
+
+    def _settled(self, *sectors: int) -> bool:
+        return all(self._decisions - self._moved_at[s] > SETTLED for s in sectors if s >= 0)
 
     def _at(self, goal: Goal, here: tuple[float, float]) -> bool:
         """Return True where the goal's switch can be used from right here."""
@@ -312,12 +312,10 @@ class Walker:
             x, y = self.live_grid.grid.centre(ahead)
             self.note(f"kept off ({x:.0f}, {y:.0f}) for a while (stalled short of it)")
 
-    def _step(self, obs: Observation, live: LiveMap, here: tuple[float, float], start: int, pred: np.ndarray) -> Action:
-        """Walk along the field: head for the farthest cell in clear view, push doors, take teleporters."""
+    def _step(self, obs: Observation, live: LiveMap, here: tuple[float, float], path: list[int]) -> Action:
+        """Walk along the way (`path`: its cells, the player's first): head for the farthest cell in clear view, push
+        doors, take teleporters."""
         grid, lg = self.live_grid.grid, self.live_grid
-        path = [start]
-        while len(path) <= LOOK_AHEAD and pred[path[-1]] >= 0:
-            path.append(int(pred[path[-1]]))
         target = path[min(1, len(path) - 1)]
         for k in range(1, len(path)):
             a, b = path[k - 1], path[k]

@@ -22,6 +22,7 @@ from doomagent.policies._stairs import Stairs
 
 Point = tuple[float, float]
 WAY_AHEAD = 2  # points (4 units apart) past the nearest one that a walk up a winding stair heads for
+CLEAR_SIDE = 7.0  # map units either side of a straight walk that must be standable too (the player is off centre)
 SLIDE_AHEAD = 3.0  # the last decision's move this many times over: about how far a run goes on that brakes now
 
 
@@ -96,3 +97,17 @@ def _drops_along(walk: Walk, grid: NavGrid, z: float, here: Point, way: Point, n
     steps = np.linspace(near, far, max(2, int(far / 8.0)))
     cells = [grid.cell_of(here[0] + d * way[0], here[1] + d * way[1]) for d in steps]
     return any(walk.standable[c] and walk.floor[c] < z - MAX_STEP for c in cells)
+
+
+def straight_clear(grid: NavGrid, walk: Walk, a: Point, b: Point) -> bool:
+    """Return True when the straight walk from a to b keeps to standable cells on one floor."""
+    length = math.dist(a, b)
+    n = max(2, int(length / 8.0))
+    xs, ys = np.linspace(a[0], b[0], n), np.linspace(a[1], b[1], n)
+    if length > 0:  # the player stands anywhere in its cell: the strip half a cell either side must be clear
+        nx, ny = (a[1] - b[1]) / length * CLEAR_SIDE, (b[0] - a[0]) / length * CLEAR_SIDE
+        xs, ys = np.concatenate([xs - nx, xs, xs + nx]), np.concatenate([ys - ny, ys, ys + ny])
+    i = np.clip(((xs - grid.x0) / CELL).astype(int), 0, grid.nx - 1)
+    j = np.clip(((ys - grid.y0) / CELL).astype(int), 0, grid.ny - 1)
+    cells = j * grid.nx + i
+    return bool(walk.standable[cells].all() and np.ptp(walk.floor[cells]) < 1)

@@ -99,6 +99,8 @@ class LiveGrid:
         self.things = _things_mask(room_map, skill)
         self.lifts = np.zeros(g.n_sectors, dtype=bool)
         self.lifts[list(g.lifts)] = True
+        self.crushers = np.zeros(g.n_sectors, dtype=bool)
+        self.crushers[list(g.crushers)] = True
         self.push_lines = _push_lines(g)  # line -> (door sector, key)
         self.pushable_door = np.zeros(g.n_sectors, dtype=bool)
         self.pushable_door[[d for d, _k in self.push_lines.values()]] = True
@@ -222,6 +224,8 @@ class LiveGrid:
             if key is None or key in keys:
                 pushable[door] = True
                 entry[self._entries[line]] = door
+        # A perpetual crusher's ceiling is planned at its top, where it comes back once a cycle (_crusher.py).
+        ceilings = np.where(self.crushers, np.maximum(ceilings, self.geometry.sector_ceiling), ceilings)
         closed_push = pushable & (ceilings - floors < MIN_HEADROOM)
         soft = np.zeros_like(self.lifts)
         soft[list(movers)] = True
