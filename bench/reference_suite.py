@@ -158,7 +158,8 @@ TUNED_TRIALS["E1M7"] += (9338, 9339, 9340)
 # every map on seed 8012 were played once on the ledge draft, to report. Then freedoom2 MAP04 seed 7 (the explorer
 # test's) and freedoom1 E1M9 seed 8011 traced in god mode for the crusher and the cell picked by height, E3M3 seed
 # 8011 replayed; on the release every map on seed 8012 played again (to compare with the draft; nothing changed after
-# it) and E1M1 seeds 9720-9749 once, to report; E1M1 seed 9722 (a death) then traced in normal play.
+# it), E1M1 seeds 9720-9749 and E1M2-E1M9 seeds 9345-9348 once, to report; E1M1 seed 9722 (a death) then traced in
+# normal play.
 TUNED_TRIALS["E1M1"] += (9722,)
 
 
